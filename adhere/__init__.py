@@ -1,0 +1,3 @@
+"""adhere: measure how well LLM coding agents follow instructions."""
+
+__version__ = "0.1.0"

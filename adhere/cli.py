@@ -1,0 +1,252 @@
+"""The ``adhere`` command line."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from adhere import __version__
+from adhere.errors import AdhereError
+
+err_console = Console(stderr=True)
+out_console = Console()
+
+
+def _fail(exc: AdhereError) -> None:
+    err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+    raise SystemExit(2)
+
+
+class _Group(click.Group):
+    """Turns project errors into one clear line and exit status 2."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except AdhereError as exc:
+            _fail(exc)
+            return None
+
+
+@click.group(cls=_Group)
+@click.version_option(__version__, prog_name="adhere")
+@click.option("-v", "--verbose", count=True, help="More log output (-v info, -vv debug).")
+def main(verbose: int) -> None:
+    """adhere: measure how well LLM coding agents follow instructions."""
+    level = logging.WARNING - 10 * min(verbose, 2)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--rollout", "rollout_name", help="Which Rollout, when the files hold several.")
+@click.option("--report/--no-report", default=True, help="Print and write the report at the end.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def run(files: tuple[str, ...], rollout_name: str | None, report: bool, quiet: bool) -> None:
+    """Run a Rollout locally (resumable: finished trials are skipped)."""
+    from adhere.runner import execute, load_run_config, prepare
+    from adhere.runner._console import RichProgress
+
+    config = load_run_config(files, rollout_name=rollout_name)
+    prepared = prepare(config)
+    err_console.print(
+        f"rollout [bold]{config.rollout.metadata.name}[/]: {len(prepared.instances)} instances × "
+        f"{len(config.rollout.spec.models)} models × {len(config.rollout.spec.scaffolds)} "
+        f"scaffolds × {config.rollout.spec.repeats} repeats = {len(prepared.trials)} trials "
+        f"→ {prepared.store.uri}",
+        highlight=False,
+    )
+    try:
+        if quiet:
+            summary = asyncio.run(execute(prepared))
+        else:
+            with RichProgress(err_console) as progress:
+                summary = asyncio.run(execute(prepared, progress=progress))
+    except KeyboardInterrupt:
+        err_console.print(
+            "[yellow]interrupted[/]: finished trials are saved; run the same command again "
+            "to resume."
+        )
+        raise SystemExit(130) from None
+    err_console.print(
+        f"done in {summary.seconds:.1f}s: {summary.ran} ran ({summary.ok} ok, "
+        f"{summary.failed} failed), {summary.skipped} already done, {summary.planned} planned",
+        highlight=False,
+    )
+    for line in summary.errors[:5]:
+        err_console.print(f"  [red]failed[/] {line}", highlight=False)
+    if report:
+        _write_report(prepared.store)
+
+
+def _write_report(store: object, out: Path | None = None) -> None:
+    from adhere.metrics import render_html, render_markdown
+    from adhere.runner._console import report_table
+    from adhere.runner._results import report_for
+    from adhere.store import RolloutStore
+
+    assert isinstance(store, RolloutStore)
+    result = report_for(store)
+    out_console.print(report_table(result))
+    for note in result.notes:
+        out_console.print(f"[yellow]note:[/] {note}", highlight=False)
+    if out is None:
+        local = store.store.local_path(store.key("report", "report.md"))
+        if local is None:
+            return
+        out = local.parent
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.md").write_text(render_markdown(result), encoding="utf-8")
+    (out / "report.html").write_text(render_html(result), encoding="utf-8")
+    if result.plot_svg:
+        (out / "plot.svg").write_text(result.plot_svg, encoding="utf-8")
+    err_console.print(f"report written to {out}/report.md and report.html", highlight=False)
+
+
+@main.command()
+@click.argument("run_ref", metavar="RUN", type=click.Path(exists=True))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Output directory.")
+def report(run_ref: str, out: Path | None) -> None:
+    """Print and write the report of a run.
+
+    RUN is a rollout's artifact directory (e.g. runs/quickstart) or its rollout YAML.
+    """
+    from adhere.runner import load_run_config
+    from adhere.runner._results import open_rollout_dir
+    from adhere.store import RolloutStore, open_store
+
+    path = Path(run_ref)
+    if path.is_file():
+        config = load_run_config([path])
+        store = RolloutStore(
+            open_store(config.rollout.spec.storage, base_dir=config.base_dir),
+            config.rollout.metadata.name,
+        )
+    else:
+        store = open_rollout_dir(path)
+    _write_report(store, out)
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+def validate(files: tuple[str, ...]) -> None:
+    """Check spec files and say what they hold."""
+    from adhere.spec import load_resources
+
+    for name in files:
+        for resource in load_resources(name):
+            out_console.print(f"{name}: {resource.kind} {resource.metadata.name} ok", highlight=False)
+
+
+@main.group()
+def generate() -> None:
+    """Generate benchmark data."""
+
+
+def _int_list(_ctx: click.Context, _param: click.Parameter, value: str) -> list[int]:
+    try:
+        return [int(v) for v in value.split(",") if v.strip()]
+    except ValueError:
+        raise click.BadParameter(f"expected comma-separated integers, got {value!r}") from None
+
+
+@generate.command("pacific")
+@click.option("--instructions", default="3", callback=_int_list, help="Steps per sample (e.g. 3,5,8).")
+@click.option("--length", default="5", callback=_int_list, help="Target output length(s).")
+@click.option("--per-language", default=3, show_default=True, type=click.IntRange(min=1))
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--mode", type=click.Choice(["prompt", "chat"]), default="prompt", show_default=True)
+@click.option("--kind", type=click.Choice(["code", "nl"]), default="code", show_default=True)
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
+def generate_pacific(
+    instructions: list[int],
+    length: list[int],
+    per_language: int,
+    seed: int,
+    mode: str,
+    kind: str,
+    out: Path,
+) -> None:
+    """Write PACIFIC samples (one JSON object a line), reproducible by seed."""
+    from adhere.suites.pacific import GeneratorParams, generate as gen
+
+    params = GeneratorParams(
+        instructions=tuple(instructions),
+        lengths=tuple(length),
+        per_language=per_language,
+        seed=seed,
+        mode=mode,  # type: ignore[arg-type]
+        kind=kind,  # type: ignore[arg-type]
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    count = 0
+    tmp = out.with_name(f".{out.name}.tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        for sample in gen(params):
+            handle.write(sample.model_dump_json() + "\n")
+            count += 1
+    os.replace(tmp, out)
+    err_console.print(f"wrote {count} samples to {out}", highlight=False)
+
+
+@main.command("serve-policy")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8765, show_default=True, type=int)
+@click.option(
+    "--benchmark",
+    "bench_files",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="YAML with a Benchmark whose instances the oracle/noisy policies answer.",
+)
+@click.option(
+    "--replay",
+    "replay_dirs",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False),
+    help="Rollout artifact directory whose recorded replies the replay policy serves.",
+)
+@click.option(
+    "--script",
+    "scripts",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="YAML script for the script:NAME policy (NAME = file stem).",
+)
+@click.option("--require-key-env", help="Require the API key held in this env var.")
+def serve_policy(
+    host: str,
+    port: int,
+    bench_files: tuple[str, ...],
+    replay_dirs: tuple[str, ...],
+    scripts: tuple[Path, ...],
+    require_key_env: str | None,
+) -> None:
+    """Serve the scripted policy server: a TEST DOUBLE that stands in for real models.
+
+    It speaks the OpenAI Chat Completions and Anthropic Messages APIs (streaming and
+    not) and answers deterministically: the request's model names the policy —
+    oracle, noisy:rate=R,seed=S, replay, script:NAME (see docs/policy-server.md).
+    No real model is involved.
+    """
+    from adhere.runner._serve import serve
+
+    serve(
+        host=host,
+        port=port,
+        bench_files=list(bench_files),
+        replay_dirs=list(replay_dirs),
+        scripts=list(scripts),
+        require_key_env=require_key_env,
+        console=err_console,
+    )
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

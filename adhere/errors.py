@@ -1,0 +1,56 @@
+"""The project's exception hierarchy.
+
+::
+
+    AdhereError
+    ├── SpecError            invalid spec, dataset or configuration (file, field path, expectation)
+    ├── SecretError          a secret could not be resolved (never carries the secret itself)
+    ├── ModelCallError       a model call failed after its retries (status, endpoint)
+    │   └── ModelReplyError  the endpoint answered with something that is not a valid reply
+    ├── UnknownConversation  the scripted policy server cannot place a request
+    └── StoreError           the result store could not be read or written
+
+Errors are translated once, at the edge that meets the outside world; the rest of the
+code raises and catches these.
+"""
+
+from __future__ import annotations
+
+
+class AdhereError(Exception):
+    """Base class of every error this project raises on purpose."""
+
+
+class SpecError(AdhereError):
+    """Invalid input: names the file, the field path and what was expected."""
+
+    def __init__(self, message: str, *, file: str | None = None, field: str | None = None):
+        self.file = file
+        self.field = field
+        where = ": ".join(part for part in (file, field) if part)
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class SecretError(AdhereError):
+    """A secret (API key) could not be resolved from its env var or file."""
+
+
+class ModelCallError(AdhereError):
+    """A model call failed for good (after retries)."""
+
+    def __init__(self, message: str, *, status: int | None = None, endpoint: str = ""):
+        self.status = status
+        self.endpoint = endpoint
+        super().__init__(message)
+
+
+class ModelReplyError(ModelCallError):
+    """The endpoint answered, but not with a reply this client understands."""
+
+
+class UnknownConversation(AdhereError):
+    """The scripted policy server cannot match a request to a known instance or recording."""
+
+
+class StoreError(AdhereError):
+    """The result store could not be read or written."""

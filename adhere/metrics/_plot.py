@@ -1,0 +1,82 @@
+"""A small dependency-free SVG line plot (accuracy against a numeric x)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from html import escape
+
+_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
+_DASHES = ("", "6,3", "2,3", "8,3,2,3")
+
+
+def line_plot_svg(
+    series: Mapping[str, Sequence[tuple[float, float]]],
+    *,
+    title: str,
+    x_label: str,
+    y_label: str,
+    width: int = 640,
+    height: int = 380,
+) -> str:
+    """Render ``{label: [(x, y), …]}`` as an SVG document; y is a share in [0, 1]."""
+    left, right, top, bottom = 60, 180, 36, 48
+    plot_w, plot_h = width - left - right, height - top - bottom
+    xs = sorted({x for points in series.values() for x, _ in points}) or [0.0, 1.0]
+    x_min, x_max = xs[0], xs[-1]
+    span = (x_max - x_min) or 1.0
+
+    def px(x: float) -> float:
+        return left + (x - x_min) / span * plot_w
+
+    def py(y: float) -> float:
+        return top + (1.0 - y) * plot_h
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
+        '<rect width="100%" height="100%" fill="white"/>',
+        f'<text x="{left}" y="22" font-size="14" font-weight="bold">{escape(title)}</text>',
+    ]
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        y = py(tick)
+        parts.append(
+            f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" stroke="#ddd"/>'
+        )
+        parts.append(f'<text x="{left - 8}" y="{y + 4:.1f}" text-anchor="end">{tick:.0%}</text>')
+    for x in xs:
+        parts.append(
+            f'<text x="{px(x):.1f}" y="{top + plot_h + 18}" text-anchor="middle">{x:g}</text>'
+        )
+    parts.append(
+        f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" '
+        'stroke="#333"/>'
+    )
+    parts.append(f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="#333"/>')
+    parts.append(
+        f'<text x="{left + plot_w / 2:.1f}" y="{height - 10}" text-anchor="middle">'
+        f"{escape(x_label)}</text>"
+    )
+    parts.append(
+        f'<text transform="translate(16,{top + plot_h / 2:.1f}) rotate(-90)" '
+        f'text-anchor="middle">{escape(y_label)}</text>'
+    )
+    for n, (label, points) in enumerate(sorted(series.items())):
+        color = _COLORS[n % len(_COLORS)]
+        dash = _DASHES[(n // len(_COLORS)) % len(_DASHES)]
+        pts = sorted(points)
+        path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in pts)
+        dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+        parts.append(
+            f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2"{dash_attr}/>'
+        )
+        for x, y in pts:
+            parts.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{color}"/>')
+        ly = top + 14 + n * 18
+        lx = left + plot_w + 12
+        parts.append(
+            f'<line x1="{lx}" y1="{ly - 4}" x2="{lx + 20}" y2="{ly - 4}" stroke="{color}" '
+            f'stroke-width="2"{dash_attr}/>'
+        )
+        parts.append(f'<text x="{lx + 26}" y="{ly}">{escape(label)}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts)

@@ -1,0 +1,351 @@
+"""The HTTP model client: one attempt at a time through the limiter, retried with back-off.
+
+Failure policy:
+
+* 429, any 5xx, timeouts, connection errors, stream error events and streams that
+  break off before their end are retried (the whole call, also for streams), up to
+  ``limits.max_retries`` times, waiting as :func:`backoff_delay` says.
+* Other statuses (400, 401, 404, 422 …) fail at once with :class:`ModelCallError`.
+* A 2xx reply that does not parse as the API's reply fails at once with
+  :class:`ModelReplyError`: the same request would most likely get the same
+  answer, so retrying would only spend budget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+
+from adhere.errors import ModelCallError, ModelReplyError
+from adhere.models._backoff import backoff_delay, parse_retry_after
+from adhere.models._limiter import EndpointLimiter
+from adhere.models._secrets import resolve_api_key
+from adhere.models._sse import iter_sse
+from adhere.models._types import CallRecord, ChatRequest, ChatResponse, OnCall
+from adhere.models._wire import ParsedReply, Wire
+from adhere.models._wirejson import StreamFailure, WireFormatError, parse_json_object
+from adhere.spec._endpoint import Endpoint
+
+__all__ = ["HttpModelClient"]
+
+logger = logging.getLogger(__name__)
+
+_REDACTED = "[redacted]"
+
+
+class _Failure(Exception):
+    """One failed attempt: what to record and whether to try again."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        retryable: bool,
+        retry_after: float | None = None,
+        response: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+        self.retry_after = retry_after
+        self.response = response
+
+
+class _State:
+    """What one attempt has learnt so far, for its call record."""
+
+    def __init__(self) -> None:
+        self.status: int | None = None
+        self.document: dict[str, Any] | None = None
+
+
+class HttpModelClient:
+    """A :class:`ModelClient` over httpx for one endpoint and one wire format.
+
+    The API key is read once, here; it is sent in headers only and kept out of
+    ``repr``, logs, errors and call records (text that echoes it is redacted).
+
+    Args:
+        endpoint: The endpoint to call.
+        wire: The API's wire format.
+        http: An httpx client to use (and not close); by default the client owns one.
+        on_call: Called with a :class:`CallRecord` after every HTTP attempt.
+        env: Environment to read the key from; defaults to ``os.environ``.
+        limiter: Limiter to share with other clients; by default a private one.
+
+    Raises:
+        SecretError: The key cannot be read.
+        ValueError: ``endpoint.base_url`` is the placeholder ``scripted``.
+    """
+
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        wire: Wire,
+        *,
+        http: httpx.AsyncClient | None = None,
+        on_call: OnCall | None = None,
+        env: Mapping[str, str] | None = None,
+        limiter: EndpointLimiter | None = None,
+    ) -> None:
+        if endpoint.base_url == "scripted":
+            raise ValueError(
+                "endpoint base_url 'scripted' must be replaced by the URL of a running "
+                "scripted policy server before a client is opened"
+            )
+        self.endpoint = endpoint
+        self._wire = wire
+        self._url = wire.url(endpoint.base_url)
+        key = resolve_api_key(endpoint.api_key, env)
+        self._secret = key
+        self._headers = wire.headers(key)
+        self._on_call = on_call
+        self._limiter = limiter if limiter is not None else EndpointLimiter(endpoint.limits)
+        timeout = endpoint.limits.timeout_seconds
+        self._timeout = httpx.Timeout(timeout)
+        self._owns_http = http is None
+        self._http = http if http is not None else _new_http(endpoint, self._timeout)
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(api={self._wire.api!r}, "
+            f"base_url={self.endpoint.base_url!r}, model={self.endpoint.model!r})"
+        )
+
+    async def aclose(self) -> None:
+        """Close the HTTP client if this client created it."""
+        if self._owns_http:
+            await self._http.aclose()
+
+    async def __aenter__(self) -> HttpModelClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        """Ask the model for one reply (see the module docstring for retries).
+
+        Raises:
+            ModelCallError: Every attempt failed, or one failed in a way not retried.
+            ModelReplyError: The endpoint's reply does not parse.
+        """
+        stream = request.stream if request.stream is not None else self.endpoint.stream
+        body = self._wire.build_body(request, self.endpoint, stream)
+        limits = self.endpoint.limits
+        allowed = limits.max_retries + 1
+        began = time.monotonic()
+        for attempt in range(1, allowed + 1):
+            try:
+                async with self._limiter.slot():
+                    reply = await self._attempt(body, stream, attempt)
+            except _Failure as failure:
+                if not failure.retryable or attempt == allowed:
+                    raise self._final_error(failure, attempt) from None
+                delay = backoff_delay(attempt, limits, retry_after=failure.retry_after)
+                logger.debug(
+                    "%s call to %s failed (attempt %d of %d, status %s): %s; retrying in %.3fs",
+                    self._wire.api,
+                    self._url,
+                    attempt,
+                    allowed,
+                    failure.status,
+                    failure,
+                    delay,
+                )
+                await asyncio.sleep(delay)
+                continue
+            return ChatResponse(
+                message=reply.message,
+                usage=reply.usage,
+                stop_reason=reply.stop_reason,
+                model=reply.model,
+                latency_seconds=time.monotonic() - began,
+                attempts=attempt,
+            )
+        raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
+
+    def _final_error(self, failure: _Failure, attempts: int) -> ModelCallError:
+        tries = "attempt" if attempts == 1 else "attempts"
+        verdict = "" if failure.retryable else " (not retried)"
+        return ModelCallError(
+            f"{self._wire.api} call to {self._url} failed after {attempts} {tries}"
+            f"{verdict}: {failure}",
+            status=failure.status,
+            endpoint=self.endpoint.base_url,
+        )
+
+    async def _attempt(self, body: dict[str, Any], stream: bool, attempt: int) -> ParsedReply:
+        started_at = datetime.now(UTC).isoformat()
+        began = time.monotonic()
+        state = _State()
+
+        def record(error: str | None, reply: ParsedReply | None = None) -> None:
+            if self._on_call is None:
+                return
+            self._on_call(
+                CallRecord(
+                    api=self._wire.api,
+                    url=self._url,
+                    request=body,
+                    status=state.status,
+                    response=self._scrub(state.document),
+                    error=error,
+                    started_at=started_at,
+                    duration_seconds=time.monotonic() - began,
+                    attempt=attempt,
+                    usage=reply.usage if reply is not None else None,
+                    stream=stream,
+                )
+            )
+
+        try:
+            async with asyncio.timeout(self.endpoint.limits.timeout_seconds):
+                await self._exchange(body, stream, state)
+            assert state.document is not None
+            reply = self._wire.parse_reply(state.document)
+        except _Failure as failed:
+            state.document = failed.response
+            record(str(failed))
+            raise
+        except (TimeoutError, httpx.TimeoutException):
+            failure = _Failure(
+                f"timed out after {self.endpoint.limits.timeout_seconds:g}s",
+                status=state.status,
+                retryable=True,
+            )
+            record(str(failure))
+            raise failure from None
+        except httpx.TransportError as exc:
+            failure = _Failure(
+                self._redact(f"{type(exc).__name__}: {exc}"), status=state.status, retryable=True
+            )
+            record(str(failure))
+            raise failure from None
+        except httpx.HTTPError as exc:
+            failure = _Failure(
+                self._redact(f"{type(exc).__name__}: {exc}"), status=state.status, retryable=False
+            )
+            record(str(failure))
+            raise failure from None
+        except WireFormatError as exc:
+            message = self._redact(f"unexpected reply from {self._url}: {exc}")
+            record(message)
+            raise ModelReplyError(
+                message, status=state.status, endpoint=self.endpoint.base_url
+            ) from None
+        record(None, reply)
+        return reply
+
+    async def _exchange(self, body: dict[str, Any], stream: bool, state: _State) -> None:
+        """Send one request; fill ``state`` with the status and the reply document."""
+        if not stream:
+            response = await self._http.post(
+                self._url, json=body, headers=self._headers, timeout=self._timeout
+            )
+            state.status = response.status_code
+            self._check_status(response)
+            state.document = parse_json_object(response.content, "reply body")
+            return
+        async with self._http.stream(
+            "POST", self._url, json=body, headers=self._headers, timeout=self._timeout
+        ) as response:
+            state.status = response.status_code
+            if not response.is_success:
+                await response.aread()
+                self._check_status(response)
+            if "application/json" in response.headers.get("content-type", ""):
+                # The server ignored ``stream`` and answered in one piece.
+                await response.aread()
+                state.document = parse_json_object(response.content, "reply body")
+                return
+            assembler = self._wire.assembler()
+            try:
+                async for event in iter_sse(response.aiter_lines()):
+                    assembler.feed(event)
+                    if assembler.finished:
+                        break
+            except StreamFailure as exc:
+                raise _Failure(
+                    self._redact(str(exc)), status=state.status, retryable=True
+                ) from None
+            if not assembler.complete:
+                raise _Failure(
+                    "the stream ended before the reply was complete",
+                    status=state.status,
+                    retryable=True,
+                )
+            state.document = assembler.result()
+
+    def _check_status(self, response: httpx.Response) -> None:
+        status = response.status_code
+        if response.is_success:
+            return
+        document: dict[str, Any] | None
+        try:
+            document = parse_json_object(response.content)
+        except WireFormatError:
+            document = None
+        detail = _error_detail(document, response.text)
+        raise _Failure(
+            self._redact(f"HTTP {status}: {detail}"),
+            status=status,
+            retryable=status == 429 or status >= 500,
+            retry_after=parse_retry_after(response.headers),
+            response=document,
+        )
+
+    def _redact(self, text: str) -> str:
+        if self._secret and self._secret in text:
+            return text.replace(self._secret, _REDACTED)
+        return text
+
+    def _scrub(self, document: dict[str, Any] | None) -> dict[str, Any] | None:
+        if document is None or not self._secret:
+            return document
+        scrubbed = _scrub_value(document, self._secret)
+        assert isinstance(scrubbed, dict)
+        return scrubbed
+
+
+def _scrub_value(value: Any, secret: str) -> Any:
+    if isinstance(value, str):
+        return value.replace(secret, _REDACTED) if secret in value else value
+    if isinstance(value, dict):
+        return {key: _scrub_value(item, secret) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_scrub_value(item, secret) for item in value]
+    return value
+
+
+def _error_detail(document: dict[str, Any] | None, text: str) -> str:
+    """The human part of an error body (OpenAI, Anthropic and vLLM shapes)."""
+    if document is not None:
+        error = document.get("error")
+        if isinstance(error, dict):
+            message = error.get("message")
+            kind = error.get("type")
+            if isinstance(message, str) and message:
+                return f"{kind}: {message}" if isinstance(kind, str) and kind else message
+        elif isinstance(error, str) and error:
+            return error
+        message = document.get("message")
+        if isinstance(message, str) and message:
+            return message
+    snippet = " ".join(text.split())
+    return snippet[:300] + ("…" if len(snippet) > 300 else "") if snippet else "(empty body)"
+
+
+def _new_http(endpoint: Endpoint, timeout: httpx.Timeout) -> httpx.AsyncClient:
+    pool = max(100, endpoint.limits.concurrency)
+    return httpx.AsyncClient(
+        timeout=timeout,
+        limits=httpx.Limits(max_connections=pool, max_keepalive_connections=pool),
+    )

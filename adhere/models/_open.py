@@ -1,0 +1,84 @@
+"""The two concrete clients and :func:`open_client`, which picks one by ``endpoint.api``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import httpx
+
+from adhere.models._anthropic_wire import AnthropicWire
+from adhere.models._client import HttpModelClient
+from adhere.models._limiter import EndpointLimiter
+from adhere.models._openai_wire import OpenAIWire
+from adhere.models._types import ModelClient, OnCall
+from adhere.spec._endpoint import Endpoint
+
+__all__ = ["AnthropicClient", "OpenAIClient", "open_client"]
+
+
+class OpenAIClient(HttpModelClient):
+    """Client of an OpenAI-compatible Chat Completions endpoint (OpenAI, vLLM, …).
+
+    Arguments as for :class:`HttpModelClient`, without ``wire``.
+    """
+
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        *,
+        http: httpx.AsyncClient | None = None,
+        on_call: OnCall | None = None,
+        env: Mapping[str, str] | None = None,
+        limiter: EndpointLimiter | None = None,
+    ) -> None:
+        super().__init__(
+            endpoint, OpenAIWire(), http=http, on_call=on_call, env=env, limiter=limiter
+        )
+
+
+class AnthropicClient(HttpModelClient):
+    """Client of an Anthropic Messages endpoint.
+
+    Arguments as for :class:`HttpModelClient`, without ``wire``.
+    """
+
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        *,
+        http: httpx.AsyncClient | None = None,
+        on_call: OnCall | None = None,
+        env: Mapping[str, str] | None = None,
+        limiter: EndpointLimiter | None = None,
+    ) -> None:
+        super().__init__(
+            endpoint, AnthropicWire(), http=http, on_call=on_call, env=env, limiter=limiter
+        )
+
+
+def open_client(
+    endpoint: Endpoint,
+    *,
+    http: httpx.AsyncClient | None = None,
+    on_call: OnCall | None = None,
+    env: Mapping[str, str] | None = None,
+    limiter: EndpointLimiter | None = None,
+) -> ModelClient:
+    """Open a client for ``endpoint``, speaking the API named by ``endpoint.api``.
+
+    The API key is read now, once (see :func:`resolve_api_key`).
+
+    Args:
+        endpoint: Where the model lives and its limits.
+        http: An httpx client to share; it is not closed by ``aclose``.
+        on_call: Called with a :class:`CallRecord` after every HTTP attempt.
+        env: Environment to read the key from; defaults to ``os.environ``.
+        limiter: A limiter shared with other clients of the endpoint (see
+            :func:`shared_limiter`); by default the client gets its own.
+
+    Raises:
+        SecretError: The endpoint's key cannot be read.
+        ValueError: ``endpoint.base_url`` is still the placeholder ``scripted``.
+    """
+    kind = OpenAIClient if endpoint.api == "openai" else AnthropicClient
+    return kind(endpoint, http=http, on_call=on_call, env=env, limiter=limiter)

@@ -1,0 +1,53 @@
+"""Reading an endpoint's API key from its environment variable or file."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from adhere.errors import SecretError
+from adhere.spec._endpoint import SecretSource
+
+__all__ = ["resolve_api_key"]
+
+
+def resolve_api_key(
+    source: SecretSource | None, env: Mapping[str, str] | None = None
+) -> str | None:
+    """Read the API key a :class:`SecretSource` points at.
+
+    Surrounding whitespace (a trailing newline in a mounted file) is stripped.
+
+    Args:
+        source: Where the key lives; ``None`` means the endpoint needs no key.
+        env: Environment to read variables from; defaults to ``os.environ``.
+
+    Returns:
+        The key, or ``None`` when ``source`` is ``None``.
+
+    Raises:
+        SecretError: The variable is unset or empty, or the file is missing,
+            unreadable or empty. The message names the variable or file, never a value.
+    """
+    if source is None:
+        return None
+    if source.env is not None:
+        environ = os.environ if env is None else env
+        if source.env not in environ:
+            raise SecretError(f"API key environment variable {source.env} is not set")
+        value = environ[source.env].strip()
+        if not value:
+            raise SecretError(f"API key environment variable {source.env} is empty")
+        return value
+    assert source.file is not None  # guaranteed by SecretSource's validator
+    path = Path(source.file)
+    try:
+        value = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        raise SecretError(f"API key file {path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SecretError(f"API key file {path} cannot be read: {type(exc).__name__}") from None
+    if not value:
+        raise SecretError(f"API key file {path} is empty")
+    return value

@@ -1,0 +1,132 @@
+"""Loading specs from YAML (Kubernetes shape) and instances from JSONL, with clear errors."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from adhere.errors import SpecError
+from adhere.spec._core import Instance
+from adhere.spec._resources import API_VERSION, Benchmark, JudgePanel, Resource, Rollout
+
+_KINDS: dict[str, type[Benchmark] | type[Rollout] | type[JudgePanel]] = {
+    "Benchmark": Benchmark,
+    "Rollout": Rollout,
+    "JudgePanel": JudgePanel,
+}
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def format_location(loc: tuple[int | str, ...]) -> str:
+    """Render a pydantic error location as a field path: ``spec.models[1].endpoint``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else part
+    return out
+
+
+def _first_error(exc: ValidationError, prefix: str = "") -> tuple[str, str]:
+    """Field path and message of each error, joined when there are several."""
+    fields: list[str] = []
+    messages: list[str] = []
+    for err in exc.errors():
+        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and "[" in p))
+        path = format_location(loc)
+        full = (
+            ".".join(p for p in (prefix, path) if p) if not path.startswith("[") else prefix + path
+        )
+        fields.append(full)
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown field (not part of the spec)"
+        elif err["type"] == "missing":
+            msg = "required field is missing"
+        messages.append(f"{full}: {msg}" if full else msg)
+    return (fields[0] if fields else prefix), "; ".join(messages)
+
+
+def validate_model(model: type[M], data: Any, *, file: str, prefix: str = "") -> M:
+    """Validate ``data`` as ``model``; on failure raise SpecError naming file and field."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        field, message = _first_error(exc, prefix)
+        error = SpecError(message, file=file)
+        error.field = field
+        raise error from None
+
+
+def parse_resource(data: Any, *, file: str, index: int = 0) -> Resource:
+    """Turn one decoded YAML document into a Benchmark, Rollout or JudgePanel."""
+    where = f"{file} (document {index + 1})" if index else file
+    if not isinstance(data, dict):
+        raise SpecError("expected a mapping with apiVersion, kind, metadata and spec", file=where)
+    api_version = data.get("apiVersion")
+    if api_version != API_VERSION:
+        raise SpecError(
+            f"expected {API_VERSION!r}, got {api_version!r}", file=where, field="apiVersion"
+        )
+    kind = data.get("kind")
+    if kind not in _KINDS:
+        raise SpecError(f"expected one of {sorted(_KINDS)}, got {kind!r}", file=where, field="kind")
+    return validate_model(_KINDS[kind], data, file=where)
+
+
+def load_resources(path: str | Path) -> list[Resource]:
+    """Load every resource of a (multi-document) YAML file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SpecError(f"cannot read file: {exc.strerror}", file=str(path)) from None
+    try:
+        documents = [d for d in yaml.safe_load_all(text) if d is not None]
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise SpecError(f"malformed YAML{where}: {problem}", file=str(path)) from None
+    if not documents:
+        raise SpecError("no YAML documents found", file=str(path))
+    return [parse_resource(doc, file=str(path), index=i) for i, doc in enumerate(documents)]
+
+
+def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """Yield (line number, decoded object) for each non-blank line of a JSONL file."""
+    path = Path(path)
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as exc:
+        raise SpecError(f"cannot read file: {exc.strerror}", file=str(path)) from None
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield number, json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise SpecError(f"line {number}: invalid JSON: {exc.msg}", file=str(path)) from None
+
+
+def load_instances(path: str | Path) -> list[Instance]:
+    """Load instances in adhere's own JSONL format (one Instance a line)."""
+    instances = []
+    seen: set[str] = set()
+    for number, data in iter_jsonl(path):
+        instance = validate_model(Instance, data, file=f"{path}:{number}")
+        if instance.id in seen:
+            raise SpecError(
+                f"duplicate instance id {instance.id!r}", file=f"{path}:{number}", field="id"
+            )
+        seen.add(instance.id)
+        instances.append(instance)
+    return instances

@@ -1,0 +1,66 @@
+"""The store interface and how a store is chosen from a URI."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+from urllib.parse import urlparse
+
+from adhere.errors import SpecError
+
+
+@runtime_checkable
+class Store(Protocol):
+    """A flat key-value store of artifacts; keys are '/'-separated relative paths.
+
+    Writes are atomic: a reader sees either the old value or the new one, never a
+    partial file, so a crash mid-write cannot corrupt a finished result.
+    """
+
+    uri: str
+
+    def write_bytes(self, key: str, data: bytes) -> None:
+        """Write ``data`` under ``key`` atomically, replacing any previous value."""
+        ...
+
+    def read_bytes(self, key: str) -> bytes:
+        """Read a value; StoreError if absent or unreadable."""
+        ...
+
+    def exists(self, key: str) -> bool:
+        """Whether ``key`` holds a value."""
+        ...
+
+    def list(self, prefix: str = "") -> Iterator[str]:
+        """Keys under ``prefix`` (recursively), in sorted order."""
+        ...
+
+    def rename(self, key: str, new_key: str) -> None:
+        """Move a value to a new key."""
+        ...
+
+    def local_path(self, key: str) -> Path | None:
+        """A local file path for ``key`` when the store is on local disk, else None."""
+        ...
+
+
+def open_store(uri: str, *, base_dir: str | Path | None = None, **options: Any) -> Store:
+    """Open a store by URI: ``file://path``, a plain path, or (later) ``s3://bucket/prefix``.
+
+    Relative paths are resolved against ``base_dir`` (the directory of the spec that
+    named the store) or the working directory.
+    """
+    from adhere.store._file import FileStore
+
+    parsed = urlparse(uri)
+    if parsed.scheme in ("", "file"):
+        raw = uri[len("file://") :] if parsed.scheme == "file" else uri
+        path = Path(raw).expanduser()
+        if not path.is_absolute():
+            path = Path(base_dir or Path.cwd()) / path
+        return FileStore(path.resolve())
+    raise SpecError(
+        f"unsupported store URI scheme {parsed.scheme!r}; expected file:// or a path",
+        field="storage",
+    )

@@ -1,0 +1,87 @@
+"""The ``file://`` store: a directory tree on local disk with atomic writes."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from adhere.errors import StoreError
+
+
+class FileStore:
+    """A store rooted at a local directory.
+
+    Each write goes to a temporary file in the target directory, is flushed and
+    fsynced, then renamed over the target (``os.replace`` is atomic on POSIX).
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.uri = root.as_uri()
+
+    def _path(self, key: str) -> Path:
+        parts = [p for p in key.split("/") if p]
+        if not parts or any(p in (".", "..") for p in parts):
+            raise StoreError(f"invalid store key {key!r}")
+        return self.root.joinpath(*parts)
+
+    def write_bytes(self, key: str, data: bytes) -> None:
+        """Write atomically."""
+        path = self._path(key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(data)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.replace(tmp, path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        except OSError as exc:
+            raise StoreError(f"cannot write {path}: {exc.strerror}") from exc
+
+    def read_bytes(self, key: str) -> bytes:
+        """Read a value."""
+        path = self._path(key)
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            raise StoreError(f"not found in store: {path}") from None
+        except OSError as exc:
+            raise StoreError(f"cannot read {path}: {exc.strerror}") from exc
+
+    def exists(self, key: str) -> bool:
+        """Whether the key holds a value."""
+        return self._path(key).is_file()
+
+    def list(self, prefix: str = "") -> Iterator[str]:
+        """Keys under a prefix, sorted; temporary files of writes in progress are skipped."""
+        base = self._path(prefix) if prefix.strip("/") else self.root
+        if not base.is_dir():
+            return
+        found = []
+        for dirpath, _dirs, files in os.walk(base):
+            for name in files:
+                if name.startswith(".") and name.endswith(".tmp"):
+                    continue
+                full = Path(dirpath) / name
+                found.append(full.relative_to(self.root).as_posix())
+        yield from sorted(found)
+
+    def rename(self, key: str, new_key: str) -> None:
+        """Move a value."""
+        src, dst = self._path(key), self._path(new_key)
+        try:
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(src, dst)
+        except OSError as exc:
+            raise StoreError(f"cannot move {src} to {dst}: {exc.strerror}") from exc
+
+    def local_path(self, key: str) -> Path | None:
+        """The file path of a key."""
+        return self._path(key)

@@ -1,0 +1,5 @@
+"""Benchmark suites: each turns its data into Instances and Checks and scores them."""
+
+from adhere.suites._registry import Suite, WrongItem, get_suite, suite, suite_names
+
+__all__ = ["Suite", "WrongItem", "get_suite", "suite", "suite_names"]

@@ -1,0 +1,216 @@
+"""PACIFIC as a suite: samples become Instances with one Check per step."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from adhere.errors import SpecError
+from adhere.spec import (
+    BenchmarkSpec,
+    Check,
+    CheckKind,
+    Instance,
+    Source,
+    Trajectory,
+    Verdict,
+    VerifierRef,
+    iter_jsonl,
+)
+from adhere.spec._load import format_location
+from adhere.suites._registry import WrongItem, suite
+from adhere.suites.pacific._generate import GeneratorParams, generate
+from adhere.suites.pacific._instructions import by_id
+from adhere.suites.pacific._parse import classify, parse_reply
+from adhere.suites.pacific._prompt import SYSTEM_PROMPT, format_answer, render_prompt
+from adhere.suites.pacific._sample import Sample
+
+VERIFIER = "pacific.answer"
+_GENERATE_KEYS = {
+    "instructions": "instructions",
+    "lengths": "lengths",
+    "length": "lengths",
+    "perLanguage": "per_language",
+    "per_language": "per_language",
+    "seed": "seed",
+    "mode": "mode",
+    "kind": "kind",
+    "languages": "languages",
+}
+
+
+def step_key(index: int) -> str:
+    """Check id of step ``index`` (1-based)."""
+    return f"step-{index}"
+
+
+def sample_to_instance(sample: Sample) -> Instance:
+    """The Instance a sample is run as."""
+    checks = [
+        Check(
+            id=step_key(i),
+            source=Source.ANSWER,
+            kind=CheckKind.UNDERSTANDING,
+            description=(
+                f"Step {i} ({by_id(step.paper_id).name}) is answered as {step.expected!r}."
+            ),
+            verifier=VerifierRef(name=VERIFIER, params={"index": i}),
+        )
+        for i, step in enumerate(sample.steps, start=1)
+    ]
+    return Instance(
+        id=sample.id,
+        suite="pacific",
+        system_prompt=SYSTEM_PROMPT,
+        turns=render_prompt(sample),
+        checks=checks,
+        metadata={
+            "language": sample.language,
+            "kind": sample.kind,
+            "mode": sample.mode,
+            "instructions": sample.instructions,
+            "length": sample.target_length,
+            "difficulty": sample.difficulty,
+            "sample": sample.model_dump(mode="json"),
+        },
+    )
+
+
+def instance_sample(instance: Instance) -> Sample:
+    """The sample an instance was built from."""
+    return Sample.model_validate(instance.metadata["sample"])
+
+
+def wrong_value(value: int | str) -> int | str:
+    """A value of the same type that differs from ``value`` (for the noisy policy)."""
+    if isinstance(value, int):
+        return value + 1
+    flipped = value[::-1]
+    return flipped if flipped != value else value + "x"
+
+
+def _params(raw: dict[str, Any], file: str) -> GeneratorParams:
+    kwargs: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in _GENERATE_KEYS:
+            raise SpecError(
+                f"unknown generator parameter; expected one of {sorted(set(_GENERATE_KEYS))}",
+                file=file,
+                field=f"spec.source.generate.{key}",
+            )
+        name = _GENERATE_KEYS[key]
+        if name in ("instructions", "lengths", "languages") and not isinstance(value, list):
+            value = [value]
+        kwargs[name] = tuple(value) if isinstance(value, list) else value
+    try:
+        params = GeneratorParams(**kwargs)
+        params.validate()
+    except SpecError as exc:
+        raise SpecError(str(exc), file=file, field=f"spec.source.generate.{exc.field}") from None
+    return params
+
+
+@suite("pacific")
+class PacificSuite:
+    """Sequential code instruction following and dry running (SUITES.md §2)."""
+
+    name = "pacific"
+
+    def __init__(self, **options: Any) -> None:
+        if options:
+            raise SpecError(
+                f"PACIFIC takes no options, got {sorted(options)}", field="spec.options"
+            )
+
+    def load(self, spec: BenchmarkSpec, *, base_dir: Path, file: str = "") -> list[Instance]:
+        """Instances from a samples file or from generator parameters."""
+        if spec.source.generate is not None:
+            return [sample_to_instance(s) for s in generate(_params(spec.source.generate, file))]
+        if spec.source.path is None:
+            raise SpecError("PACIFIC reads 'path' or 'generate'", file=file, field="spec.source")
+        path = Path(spec.source.path)
+        if not path.is_absolute():
+            path = base_dir / path
+        return load_samples(path)
+
+    def score(self, instance: Instance, trajectory: Trajectory) -> list[Verdict]:
+        """One verdict per step, with the invalid-output category in ``details``."""
+        sample = instance_sample(instance)
+        replies = [m.content for m in trajectory.assistant_turns()]
+        n = len(sample.steps)
+        verdicts = []
+        for i, step in enumerate(sample.steps, start=1):
+            if sample.mode == "prompt":
+                text = "\n".join(replies)
+                expected_here = set(range(1, n + 1))
+                evidence = len(replies) - 1 if replies else None
+            else:
+                text = replies[i - 1] if i - 1 < len(replies) else ""
+                expected_here = {i}
+                evidence = i - 1 if i - 1 < len(replies) else None
+            parsed = parse_reply(text)
+            outcome = classify(parsed, i, step.expected)
+            verdicts.append(
+                Verdict(
+                    check_id=step_key(i),
+                    result="pass" if outcome.category == "correct" else "fail",
+                    decided_by=VERIFIER,
+                    evidence=evidence,
+                    details={
+                        "category": outcome.category,
+                        "got": outcome.got,
+                        "expected": step.expected,
+                        # Extra tags belong to a reply, not a step: report them once per reply.
+                        "extra_tags": (
+                            parsed.extra(expected_here) if sample.mode == "chat" or i == 1 else []
+                        ),
+                    },
+                )
+            )
+        return verdicts
+
+    def oracle_reply(self, instance: Instance, turn: int, wrong: WrongItem) -> str:
+        """Perfect answers (prompt mode: all steps at once; chat mode: step ``turn``)."""
+        sample = instance_sample(instance)
+        indices = range(1, len(sample.steps) + 1) if sample.mode == "prompt" else [turn + 1]
+        lines = []
+        for i in indices:
+            value = sample.steps[i - 1].expected
+            if wrong(step_key(i)):
+                value = wrong_value(value)
+            lines.append(format_answer(i, value))
+        return "\n".join(lines)
+
+    def breakdowns(self) -> Sequence[str]:
+        """PACIFIC reports per language, mode and difficulty cell."""
+        return ("language", "mode", "difficulty")
+
+    def metric_names(self) -> tuple[str, str]:
+        """ISR is prompt-level accuracy; CSR instruction-level accuracy."""
+        return ("prompt-level accuracy", "instruction-level accuracy")
+
+
+def load_samples(path: Path) -> list[Instance]:
+    """Read a samples file written by ``adhere generate pacific``."""
+    out = []
+    seen: set[str] = set()
+    for number, data in iter_jsonl(path):
+        where = f"{path}:{number}"
+        try:
+            sample = Sample.model_validate(data)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise SpecError(err["msg"], file=where, field=format_location(err["loc"])) from None
+        if sample.id in seen:
+            raise SpecError(f"duplicate sample id {sample.id!r}", file=where, field="id")
+        seen.add(sample.id)
+        out.append(sample_to_instance(sample))
+    if not out:
+        raise SpecError("no samples in file", file=str(path))
+    return out
+
+
+__all__ = ["PacificSuite", "load_samples", "sample_to_instance"]
