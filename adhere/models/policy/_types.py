@@ -95,7 +95,10 @@ class ReplaySource(Protocol):
 class Policy(Protocol):
     """A deterministic, synchronous answerer of conversations."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The policy's registered name."""
+        ...
 
     def respond(self, conversation: Conversation) -> Reply:
         """The reply to the conversation's current turn.

@@ -1,0 +1,76 @@
+import pytest
+
+import adhere.metrics as metrics
+from adhere.metrics import ScoredTrial, build_report, group_rates, rates, render_html, render_markdown, score_trial
+from adhere.spec import Verdict
+
+
+def v(result: str, category: str | None = None, **details) -> Verdict:
+    extra = {"category": category} if category else {}
+    return Verdict(check_id="c", result=result, decided_by="t", details={**extra, **details})  # type: ignore[arg-type]
+
+
+def test_score_trial_excludes_na_and_counts_errors_as_not_passed() -> None:
+    score = score_trial([v("pass"), v("n/a"), v("fail"), v("error")])
+    assert (score.passed, score.applicable, score.errors) == (1, 3, 1)
+    assert not score.all_passed
+    assert score_trial([v("pass"), v("n/a")]).all_passed
+    assert not score_trial([v("n/a")]).all_passed
+
+
+def test_isr_and_csr() -> None:
+    trials = [
+        ScoredTrial(keys={"model": "m"}, status="ok", verdicts=[v("pass"), v("pass")]),
+        ScoredTrial(keys={"model": "m"}, status="ok", verdicts=[v("pass"), v("fail"), v("fail"), v("pass")]),
+        ScoredTrial(keys={"model": "m"}, status="error", verdicts=[v("error"), v("error")]),
+        ScoredTrial(keys={"model": "m"}, status="ok", verdicts=[v("n/a")]),  # nothing applicable
+    ]
+    r = rates(trials)
+    assert r.trials == 4 and r.scored == 3 and r.trial_errors == 1
+    assert r.isr == pytest.approx(1 / 3)
+    assert r.csr == pytest.approx((1.0 + 0.5 + 0.0) / 3)
+    assert r.categories["error"] == 2
+
+
+def test_group_rates_and_categories() -> None:
+    trials = [
+        ScoredTrial(keys={"model": "a", "n": 3}, status="ok", verdicts=[v("pass", "correct")]),
+        ScoredTrial(keys={"model": "a", "n": 10}, status="ok", verdicts=[v("fail", "missing", extra_tags=[4])]),
+        ScoredTrial(keys={"model": "b", "n": 3}, status="ok", verdicts=[v("fail", "wrong")]),
+    ]
+    groups = group_rates(trials, ["model", "n"])
+    assert list(groups) == [("a", 3), ("a", 10), ("b", 3)]  # numeric keys sort numerically
+    assert groups[("a", 10)].categories == {"missing": 1, "extra": 1}
+    assert groups[("b", 3)].isr == 0.0
+
+
+def test_report_tables_plot_and_rendering() -> None:
+    trials = []
+    for model, ok in (("oracle", True), ("noisy", False)):
+        for n in (3, 5):
+            for length in (3, 5):
+                verdict = v("pass", "correct") if ok or n == 3 else v("fail", "wrong")
+                keys = {"model": model, "scaffold": "chat", "instructions": n, "length": length,
+                        "difficulty": f"n{n}-l{length}", "language": "python"}
+                trials.append(ScoredTrial(keys=keys, status="ok", verdicts=[verdict]))
+    trials.append(ScoredTrial(keys={"model": "noisy", "scaffold": "chat", "instructions": 3, "length": 3},
+                              status="error", verdicts=[v("error")]))
+    report = build_report(rollout="r", suite="pacific", metric_names=("prompt-level accuracy", "instruction-level accuracy"),
+                          trials=trials, breakdowns=["language", "difficulty", "absent"])
+    rows = {row[0]: row for row in report.summary.rows}
+    header = report.summary.header
+    assert rows["oracle"][header.index("prompt-level accuracy")] == "100.0%"
+    assert rows["noisy"][header.index("prompt-level accuracy")] == "40.0%"  # 2 of 5 trials
+    assert rows["noisy"][header.index("trial errors")] == "1"
+    assert rows["noisy"][header.index("wrong")] == "2"
+    assert [t.title for t in report.breakdowns] == ["By language", "By difficulty"]
+    assert report.plot_svg is not None and "oracle, length 3" in report.plot_svg
+    assert report.notes and "failed to run" in report.notes[0]
+    md = render_markdown(report)
+    assert "| oracle | 4 | 100.0% |" in md and "![plot](plot.svg)" in md
+    html = render_html(report)
+    assert html.count("<table>") == 3 and "<svg" in html
+
+
+def test_public_names() -> None:
+    assert metrics.__all__ == sorted(metrics.__all__)
