@@ -248,9 +248,10 @@ class OpenAIStreamAssembler:
 
     def result(self) -> dict[str, Any]:
         """The reassembled ``chat.completion`` object."""
+        text = "".join(self._content)
         message: dict[str, Any] = {
             "role": "assistant",
-            "content": "".join(self._content) if self._content else None,
+            "content": text if text or not self._calls else None,
         }
         if self._calls:
             message["tool_calls"] = [

@@ -1,7 +1,15 @@
 import pytest
 
 import adhere.metrics as metrics
-from adhere.metrics import ScoredTrial, build_report, group_rates, rates, render_html, render_markdown, score_trial
+from adhere.metrics import (
+    ScoredTrial,
+    build_report,
+    group_rates,
+    rates,
+    render_html,
+    render_markdown,
+    score_trial,
+)
 from adhere.spec import Verdict
 
 
@@ -21,7 +29,9 @@ def test_score_trial_excludes_na_and_counts_errors_as_not_passed() -> None:
 def test_isr_and_csr() -> None:
     trials = [
         ScoredTrial(keys={"model": "m"}, status="ok", verdicts=[v("pass"), v("pass")]),
-        ScoredTrial(keys={"model": "m"}, status="ok", verdicts=[v("pass"), v("fail"), v("fail"), v("pass")]),
+        ScoredTrial(
+            keys={"model": "m"}, status="ok", verdicts=[v("pass"), v("fail"), v("fail"), v("pass")]
+        ),
         ScoredTrial(keys={"model": "m"}, status="error", verdicts=[v("error"), v("error")]),
         ScoredTrial(keys={"model": "m"}, status="ok", verdicts=[v("n/a")]),  # nothing applicable
     ]
@@ -35,7 +45,11 @@ def test_isr_and_csr() -> None:
 def test_group_rates_and_categories() -> None:
     trials = [
         ScoredTrial(keys={"model": "a", "n": 3}, status="ok", verdicts=[v("pass", "correct")]),
-        ScoredTrial(keys={"model": "a", "n": 10}, status="ok", verdicts=[v("fail", "missing", extra_tags=[4])]),
+        ScoredTrial(
+            keys={"model": "a", "n": 10},
+            status="ok",
+            verdicts=[v("fail", "missing", extra_tags=[4])],
+        ),
         ScoredTrial(keys={"model": "b", "n": 3}, status="ok", verdicts=[v("fail", "wrong")]),
     ]
     groups = group_rates(trials, ["model", "n"])
@@ -50,13 +64,29 @@ def test_report_tables_plot_and_rendering() -> None:
         for n in (3, 5):
             for length in (3, 5):
                 verdict = v("pass", "correct") if ok or n == 3 else v("fail", "wrong")
-                keys = {"model": model, "scaffold": "chat", "instructions": n, "length": length,
-                        "difficulty": f"n{n}-l{length}", "language": "python"}
+                keys = {
+                    "model": model,
+                    "scaffold": "chat",
+                    "instructions": n,
+                    "length": length,
+                    "difficulty": f"n{n}-l{length}",
+                    "language": "python",
+                }
                 trials.append(ScoredTrial(keys=keys, status="ok", verdicts=[verdict]))
-    trials.append(ScoredTrial(keys={"model": "noisy", "scaffold": "chat", "instructions": 3, "length": 3},
-                              status="error", verdicts=[v("error")]))
-    report = build_report(rollout="r", suite="pacific", metric_names=("prompt-level accuracy", "instruction-level accuracy"),
-                          trials=trials, breakdowns=["language", "difficulty", "absent"])
+    trials.append(
+        ScoredTrial(
+            keys={"model": "noisy", "scaffold": "chat", "instructions": 3, "length": 3},
+            status="error",
+            verdicts=[v("error")],
+        )
+    )
+    report = build_report(
+        rollout="r",
+        suite="pacific",
+        metric_names=("prompt-level accuracy", "instruction-level accuracy"),
+        trials=trials,
+        breakdowns=["language", "difficulty", "absent"],
+    )
     rows = {row[0]: row for row in report.summary.rows}
     header = report.summary.header
     assert rows["oracle"][header.index("prompt-level accuracy")] == "100.0%"

@@ -9,8 +9,15 @@ from adhere.store import FileStore, RolloutStore, open_store, safe_segment
 
 
 def result(trial: Trial, status: str = "ok", attempt: int = 1) -> TrialResult:
-    return TrialResult(trial=trial, trial_id=trial.id, status=status, attempt=attempt,  # type: ignore[arg-type]
-                       started_at="t0", finished_at="t1", duration_seconds=0.1)
+    return TrialResult(
+        trial=trial,
+        trial_id=trial.id,
+        status=status,
+        attempt=attempt,  # type: ignore[arg-type]
+        started_at="t0",
+        finished_at="t1",
+        duration_seconds=0.1,
+    )
 
 
 def test_open_store_by_uri_and_path(tmp_path: Path) -> None:
@@ -55,7 +62,11 @@ def test_layout_done_and_retry_archive(tmp_path: Path) -> None:
     assert len(stored) == 1 and stored[0].result.attempt == 2  # archived attempts are not results
     assert stored[0].verdicts[0].result == "pass"
     archived = [k for k in FileStore(tmp_path).list() if "/attempt-1/" in k]
-    assert {k.rsplit("/", 1)[1] for k in archived} == {"calls.jsonl", "verdicts.json", "result.json"}
+    assert {k.rsplit("/", 1)[1] for k in archived} == {
+        "calls.jsonl",
+        "verdicts.json",
+        "result.json",
+    }
 
 
 def test_safe_segment() -> None:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from adhere.models._wirejson import WireFormatError
 from adhere.models.policy._types import Reply
 from adhere.spec._chat import ChatMessage, ToolSpec, Usage
 
@@ -70,8 +71,6 @@ class ApiCodec(Protocol):
 
 def require(obj: dict[str, Any], key: str, where: str) -> Any:
     """``obj[key]``, or a ``WireFormatError`` saying the field is required."""
-    from adhere.models._wirejson import WireFormatError
-
     if obj.get(key) is None:
         raise WireFormatError("field required", f"{where}.{key}" if where else key)
     return obj[key]

@@ -84,6 +84,22 @@ def instance_sample(instance: Instance) -> Sample:
     return Sample.model_validate(instance.metadata["sample"])
 
 
+def _answer_key(instance: Instance) -> tuple[str, list[int | str]]:
+    """Mode and expected values of an instance, read without re-validating the sample.
+
+    Instances were validated (every step recomputed) when they were loaded or
+    generated; scoring only needs the expected values.
+    """
+    try:
+        sample = instance.metadata["sample"]
+        return str(sample["mode"]), [step["expected"] for step in sample["steps"]]
+    except (KeyError, TypeError) as exc:
+        raise SpecError(
+            f"instance {instance.id!r} is not a PACIFIC instance (no sample metadata)",
+            field="metadata.sample",
+        ) from exc
+
+
 def wrong_value(value: int | str) -> int | str:
     """A value of the same type that differs from ``value`` (for the noisy policy)."""
     if isinstance(value, int):
@@ -138,21 +154,21 @@ class PacificSuite:
 
     def score(self, instance: Instance, trajectory: Trajectory) -> list[Verdict]:
         """One verdict per step, with the invalid-output category in ``details``."""
-        sample = instance_sample(instance)
+        mode, expected_values = _answer_key(instance)
         replies = [m.content for m in trajectory.assistant_turns()]
-        n = len(sample.steps)
+        n = len(expected_values)
         verdicts = []
-        for i, step in enumerate(sample.steps, start=1):
-            if sample.mode == "prompt":
-                text = "\n".join(replies)
+        whole = parse_reply("\n".join(replies)) if mode == "prompt" else None
+        for i, expected in enumerate(expected_values, start=1):
+            if whole is not None:
+                parsed = whole
                 expected_here = set(range(1, n + 1))
                 evidence = len(replies) - 1 if replies else None
             else:
-                text = replies[i - 1] if i - 1 < len(replies) else ""
+                parsed = parse_reply(replies[i - 1] if i - 1 < len(replies) else "")
                 expected_here = {i}
                 evidence = i - 1 if i - 1 < len(replies) else None
-            parsed = parse_reply(text)
-            outcome = classify(parsed, i, step.expected)
+            outcome = classify(parsed, i, expected)
             verdicts.append(
                 Verdict(
                     check_id=step_key(i),
@@ -162,10 +178,10 @@ class PacificSuite:
                     details={
                         "category": outcome.category,
                         "got": outcome.got,
-                        "expected": step.expected,
+                        "expected": expected,
                         # Extra tags belong to a reply, not a step: report them once per reply.
                         "extra_tags": (
-                            parsed.extra(expected_here) if sample.mode == "chat" or i == 1 else []
+                            parsed.extra(expected_here) if mode == "chat" or i == 1 else []
                         ),
                     },
                 )
@@ -174,11 +190,11 @@ class PacificSuite:
 
     def oracle_reply(self, instance: Instance, turn: int, wrong: WrongItem) -> str:
         """Perfect answers (prompt mode: all steps at once; chat mode: step ``turn``)."""
-        sample = instance_sample(instance)
-        indices = range(1, len(sample.steps) + 1) if sample.mode == "prompt" else [turn + 1]
+        mode, expected_values = _answer_key(instance)
+        indices = range(1, len(expected_values) + 1) if mode == "prompt" else [turn + 1]
         lines = []
         for i in indices:
-            value = sample.steps[i - 1].expected
+            value = expected_values[i - 1]
             if wrong(step_key(i)):
                 value = wrong_value(value)
             lines.append(format_answer(i, value))

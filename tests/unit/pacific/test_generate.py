@@ -36,7 +36,9 @@ def test_counts_ids_and_languages() -> None:
 
 
 def test_chains_are_type_consistent_and_correct() -> None:
-    for sample in generate(GeneratorParams(instructions=(15,), lengths=(3, 5, 10), per_language=10)):
+    for sample in generate(
+        GeneratorParams(instructions=(15,), lengths=(3, 5, 10), per_language=10)
+    ):
         value = sample.initial
         for step in sample.steps:
             instruction = by_id(step.paper_id)
@@ -56,7 +58,9 @@ def test_no_instruction_repeats_back_to_back() -> None:
 
 @pytest.mark.parametrize("target", [3, 5, 10])
 def test_outputs_are_steered_to_the_target_length(target: int) -> None:
-    samples = generate(GeneratorParams(instructions=(8,), lengths=(target,), per_language=20, seed=3))
+    samples = generate(
+        GeneratorParams(instructions=(8,), lengths=(target,), per_language=20, seed=3)
+    )
     lengths = [value_length(st.expected) for s in samples for st in s.steps]
     assert abs(statistics.median(lengths) - target) <= 1
     # and clearly differently from a neighbouring target

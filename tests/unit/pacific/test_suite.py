@@ -12,7 +12,10 @@ from adhere.suites.pacific import GeneratorParams, PacificSuite, generate, sampl
 def trajectory(instance, replies: list[str]) -> Trajectory:
     messages = []
     for turn, reply in zip(instance.turns, replies, strict=False):
-        messages += [ChatMessage(role="user", content=turn), ChatMessage(role="assistant", content=reply)]
+        messages += [
+            ChatMessage(role="user", content=turn),
+            ChatMessage(role="assistant", content=reply),
+        ]
     return Trajectory(system=instance.system_prompt, messages=messages)
 
 
@@ -25,7 +28,9 @@ def instances(mode: str = "prompt", n: int = 5):
 def test_oracle_replies_pass_every_check(mode: str) -> None:
     suite = PacificSuite()
     for instance in instances(mode):
-        replies = [suite.oracle_reply(instance, t, lambda _k: False) for t in range(len(instance.turns))]
+        replies = [
+            suite.oracle_reply(instance, t, lambda _k: False) for t in range(len(instance.turns))
+        ]
         verdicts = suite.score(instance, trajectory(instance, replies))
         assert [v.check_id for v in verdicts] == [c.id for c in instance.checks]
         assert all(v.result == "pass" for v in verdicts), verdicts
@@ -37,7 +42,9 @@ def test_wrong_items_fail_exactly(mode: str) -> None:
     suite = PacificSuite()
     for instance in instances(mode):
         wrong = {"step-2", "step-4"}
-        replies = [suite.oracle_reply(instance, t, wrong.__contains__) for t in range(len(instance.turns))]
+        replies = [
+            suite.oracle_reply(instance, t, wrong.__contains__) for t in range(len(instance.turns))
+        ]
         verdicts = suite.score(instance, trajectory(instance, replies))
         failed = {v.check_id for v in verdicts if v.result == "fail"}
         assert failed == wrong
@@ -77,14 +84,18 @@ def test_registry_finds_pacific_and_rejects_unknown() -> None:
 def test_load_from_generate_and_from_file(tmp_path: Path) -> None:
     suite = PacificSuite()
     spec = BenchmarkSpec.model_validate(
-        {"suite": "pacific", "source": {"generate": {"instructions": 3, "length": 5, "perLanguage": 2}}}
+        {
+            "suite": "pacific",
+            "source": {"generate": {"instructions": 3, "length": 5, "perLanguage": 2}},
+        }
     )
     generated = suite.load(spec, base_dir=tmp_path)
     assert len(generated) == 6
     path = tmp_path / "s.jsonl"
     path.write_text("".join(json.dumps(i.metadata["sample"]) + "\n" for i in generated))
     from_file = suite.load(
-        BenchmarkSpec.model_validate({"suite": "pacific", "source": {"path": "s.jsonl"}}), base_dir=tmp_path
+        BenchmarkSpec.model_validate({"suite": "pacific", "source": {"path": "s.jsonl"}}),
+        base_dir=tmp_path,
     )
     assert from_file == generated
 
@@ -102,7 +113,9 @@ def test_tampered_sample_file_is_rejected_with_line(tmp_path: Path) -> None:
     bad = json.loads(json.dumps(sample))
     bad["id"] = "other"
     step = bad["steps"][1]
-    step["expected"] = step["expected"] + 1 if isinstance(step["expected"], int) else step["expected"] + "z"
+    step["expected"] = (
+        step["expected"] + 1 if isinstance(step["expected"], int) else step["expected"] + "z"
+    )
     path = tmp_path / "s.jsonl"
     path.write_text(json.dumps(sample) + "\n" + json.dumps(bad) + "\n")
     spec = BenchmarkSpec.model_validate({"suite": "pacific", "source": {"path": str(path)}})

@@ -1,0 +1,63 @@
+"""The scripted policy server: a TEST DOUBLE that stands in for model endpoints offline.
+
+It is a real HTTP server speaking OpenAI Chat Completions (``/v1/chat/completions``)
+and Anthropic Messages (``/v1/messages``), streaming or not, but its replies come from
+deterministic policies chosen by the request's ``model`` string, not from a model:
+``oracle`` (perfect answers from the suite's answer key), ``noisy:rate=R,seed=S``
+(seeded, order-independent wrong answers), ``replay`` (recorded replies) and
+``script:NAME`` (scripted turns from YAML). Every policy also takes the fault options
+``fail_first``, ``fail_status``, ``retry_after`` and ``delay``. See
+``docs/policy-server.md``.
+"""
+
+from adhere.models.policy._app import PolicyServerConfig, create_app
+from adhere.models.policy._builtin import DictReplaySource, default_registry
+from adhere.models.policy._model_string import (
+    Faults,
+    ModelString,
+    ModelStringError,
+    PolicyNotFound,
+    PolicyOptions,
+    parse_model_string,
+)
+from adhere.models.policy._registry import PolicyContext, PolicyFactory, PolicyRegistry
+from adhere.models.policy._scripts import ScriptedCall, ScriptStep, load_scripts, parse_script
+from adhere.models.policy._server import PolicyServer, ThreadedPolicyServer
+from adhere.models.policy._types import (
+    AnswerKey,
+    Conversation,
+    Policy,
+    ReplaySource,
+    Reply,
+    WrongFn,
+    unit_hash,
+)
+
+__all__ = [
+    "AnswerKey",
+    "Conversation",
+    "DictReplaySource",
+    "Faults",
+    "ModelString",
+    "ModelStringError",
+    "Policy",
+    "PolicyContext",
+    "PolicyFactory",
+    "PolicyNotFound",
+    "PolicyOptions",
+    "PolicyRegistry",
+    "PolicyServer",
+    "PolicyServerConfig",
+    "ReplaySource",
+    "Reply",
+    "ScriptStep",
+    "ScriptedCall",
+    "ThreadedPolicyServer",
+    "WrongFn",
+    "create_app",
+    "default_registry",
+    "load_scripts",
+    "parse_model_string",
+    "parse_script",
+    "unit_hash",
+]

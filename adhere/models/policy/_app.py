@@ -1,0 +1,288 @@
+"""The policy server's aiohttp application: routing, auth, fault injection, answering.
+
+Routes (each also served under a ``/t/<trial>/`` prefix, which is stripped and
+counted per trial): ``POST /v1/chat/completions``, ``POST /v1/messages``,
+``GET /v1/models``, ``GET /healthz``, ``GET /_adhere/stats``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+from adhere.errors import UnknownConversation
+from adhere.models._wirejson import WireFormatError, parse_json_object
+from adhere.models.policy._anthropic_api import AnthropicCodec
+from adhere.models.policy._builtin import default_registry
+from adhere.models.policy._codec import ApiCodec, DecodedRequest, Outgoing, reply_usage
+from adhere.models.policy._model_string import (
+    ModelString,
+    ModelStringError,
+    PolicyNotFound,
+    parse_model_string,
+)
+from adhere.models.policy._openai_api import OpenAICodec
+from adhere.models.policy._registry import PolicyContext, PolicyRegistry
+from adhere.models.policy._scripts import ScriptStep
+from adhere.models.policy._stats import ServerStats
+from adhere.models.policy._types import AnswerKey, Conversation, Policy, ReplaySource, Reply
+
+__all__ = ["STATS_KEY", "PolicyServerConfig", "create_app"]
+
+logger = logging.getLogger(__name__)
+
+STATS_KEY = web.AppKey("adhere_policy_stats", ServerStats)
+_PREFIX = re.compile(r"^/t/([^/]+)(/.*)$")
+_MAX_BODY = 64 * 1024 * 1024
+
+
+@dataclass
+class PolicyServerConfig:
+    """Settings of the scripted policy server (a test double standing in for models).
+
+    Attributes:
+        answer_key: Perfect answers for ``oracle`` and ``noisy``; without one those
+            policies answer 404.
+        replay: Recorded replies for ``replay``; without one it answers 404.
+        scripts: Scripts for ``script:NAME``, by name (see :func:`load_scripts`).
+        require_api_key: When set, chat and model-list requests must carry this key as
+            ``Authorization: Bearer`` or ``x-api-key``, or get 401. Kept out of ``repr``.
+        registry: Policies by name; defaults to the built-ins.
+    """
+
+    answer_key: AnswerKey | None = None
+    replay: ReplaySource | None = None
+    scripts: Mapping[str, Sequence[ScriptStep]] = field(default_factory=dict)
+    require_api_key: str | None = field(default=None, repr=False)
+    registry: PolicyRegistry | None = None
+
+
+def create_app(config: PolicyServerConfig) -> web.Application:
+    """Build the aiohttp application of the scripted policy server (a test double)."""
+    service = _Service(config)
+    app = web.Application(client_max_size=_MAX_BODY)
+    app[STATS_KEY] = service.stats
+    app.router.add_route("*", "/{tail:.*}", service.handle)
+    return app
+
+
+class _Reject(Exception):
+    """An error answer: status, message, offending field and extra headers."""
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        param: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.param = param
+        self.headers = dict(headers or {})
+
+
+class _Service:
+    def __init__(self, config: PolicyServerConfig) -> None:
+        self.config = config
+        self.registry = config.registry if config.registry is not None else default_registry()
+        self.context = PolicyContext(config.answer_key, config.replay, config.scripts)
+        self.stats = ServerStats()
+        self._policies: dict[str, tuple[ModelString, Policy]] = {}
+        self._attempts: dict[tuple[str, str, str], int] = {}
+        self._openai = OpenAICodec()
+        self._anthropic = AnthropicCodec()
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        match = _PREFIX.match(request.path)
+        trial, path = (match.group(1), match.group(2)) if match else (None, request.path)
+        routes: dict[str, tuple[str, ApiCodec | None]] = {
+            "/v1/chat/completions": ("POST", self._openai),
+            "/v1/messages": ("POST", self._anthropic),
+            "/v1/models": ("GET", None),
+            "/healthz": ("GET", None),
+            "/_adhere/stats": ("GET", None),
+        }
+        codec: ApiCodec = self._anthropic if path.endswith("/messages") else self._openai
+        route = routes.get(path)
+        if route is None:
+            return _error(codec, _Reject(404, f"no route {request.method} {path}"))
+        method, chat = route
+        if request.method != method:
+            reject = _Reject(405, f"{path} takes {method}", headers={"Allow": method})
+            return _error(codec, reject)
+        if chat is not None:
+            return await self._chat(request, chat, trial)
+        if path == "/healthz":
+            return web.json_response({"status": "ok"})
+        if path == "/_adhere/stats":
+            return web.json_response(self.stats.snapshot())
+        try:
+            self._authorize(request)
+        except _Reject as reject:
+            return _error(codec, reject)
+        return web.json_response(self._models())
+
+    async def _chat(
+        self, request: web.Request, codec: ApiCodec, trial: str | None
+    ) -> web.StreamResponse:
+        self.stats.begin(codec.api, trial)
+        model: str | None = None
+        status = 500
+        try:
+            try:
+                self._authorize(request)
+                decoded = self._decode(codec, await request.read())
+                model = decoded.model
+                response = await self._answer(request, codec, decoded, trial)
+            except _Reject as reject:
+                response = _error(codec, reject)
+            status = response.status
+            return response
+        finally:
+            self.stats.end(model, status)
+
+    async def _answer(
+        self, request: web.Request, codec: ApiCodec, decoded: DecodedRequest, trial: str | None
+    ) -> web.StreamResponse:
+        selected, policy = self._select(decoded.model)
+        conversation = Conversation(
+            model=decoded.model,
+            policy=selected.policy,
+            options=selected.options,
+            system=decoded.system,
+            messages=decoded.messages,
+            tools=decoded.tools,
+            api=codec.api,
+        )
+        await self._inject_faults(selected, conversation, trial)
+        reply = _respond(policy, conversation)
+        outgoing = Outgoing(
+            reply=reply,
+            model=decoded.model,
+            ident=conversation.digest[:24],
+            created=int(time.time()),
+            usage=reply_usage(decoded, reply),
+        )
+        return await self._send(request, codec, decoded, outgoing)
+
+    def _authorize(self, request: web.Request) -> None:
+        expected = self.config.require_api_key
+        if expected is None:
+            return
+        given = request.headers.get("x-api-key")
+        bearer = request.headers.get("Authorization", "")
+        if given is None and bearer[:7].lower() == "bearer ":
+            given = bearer[7:].strip()
+        if not given:
+            raise _Reject(401, "missing API key (send 'Authorization: Bearer …' or 'x-api-key')")
+        if not hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8")):
+            raise _Reject(401, "invalid API key")
+
+    @staticmethod
+    def _decode(codec: ApiCodec, raw: bytes) -> DecodedRequest:
+        try:
+            return codec.decode(parse_json_object(raw, "request body"))
+        except WireFormatError as exc:
+            raise _Reject(400, str(exc), exc.field or None) from None
+
+    def _select(self, model: str) -> tuple[ModelString, Policy]:
+        cached = self._policies.get(model)
+        if cached is not None:
+            return cached
+        try:
+            parsed = parse_model_string(model)
+            policy = self.registry.create(parsed, self.context)
+        except ModelStringError as exc:
+            raise _Reject(400, str(exc), "model") from None
+        except PolicyNotFound as exc:
+            raise _Reject(404, str(exc), "model") from None
+        self._policies[model] = (parsed, policy)
+        return parsed, policy
+
+    async def _inject_faults(
+        self, selected: ModelString, conversation: Conversation, trial: str | None
+    ) -> None:
+        faults = selected.faults
+        if faults.delay > 0:
+            await asyncio.sleep(faults.delay)
+        if faults.fail_first <= 0:
+            return
+        key = (trial or "", selected.text, conversation.digest)
+        seen = self._attempts.get(key, 0)
+        self._attempts[key] = seen + 1
+        if seen < faults.fail_first:
+            raise _Reject(
+                faults.fail_status,
+                f"injected failure {seen + 1} of {faults.fail_first} (fail_first test option)",
+                headers={"Retry-After": f"{faults.retry_after:g}"},
+            )
+
+    @staticmethod
+    async def _send(
+        request: web.Request, codec: ApiCodec, decoded: DecodedRequest, outgoing: Outgoing
+    ) -> web.StreamResponse:
+        if not decoded.stream:
+            return web.json_response(codec.reply_body(outgoing))
+        response = web.StreamResponse(
+            status=200,
+            headers={
+                "Content-Type": "text/event-stream; charset=utf-8",
+                "Cache-Control": "no-cache",
+            },
+        )
+        await response.prepare(request)
+        for chunk in codec.reply_events(outgoing, decoded.include_usage):
+            await response.write(chunk)
+        await response.write_eof()
+        return response
+
+    def _models(self) -> dict[str, Any]:
+        names = [name for name in self.registry.names() if name != "script"]
+        if "script" in self.registry:
+            names.extend(f"script:{name}" for name in sorted(self.context.scripts))
+        data = [
+            {
+                "id": name,
+                "object": "model",
+                "type": "model",
+                "display_name": name,
+                "created": 0,
+                "created_at": "1970-01-01T00:00:00Z",
+                "owned_by": "adhere-scripted-policy-server",
+            }
+            for name in names
+        ]
+        return {
+            "object": "list",
+            "data": data,
+            "has_more": False,
+            "first_id": names[0] if names else None,
+            "last_id": names[-1] if names else None,
+        }
+
+
+def _respond(policy: Policy, conversation: Conversation) -> Reply:
+    try:
+        return policy.respond(conversation)
+    except UnknownConversation as exc:
+        raise _Reject(422, str(exc)) from None
+    except Exception as exc:
+        logger.exception("policy %r failed", conversation.model)
+        raise _Reject(
+            500, f"policy {conversation.policy!r} failed: {type(exc).__name__}: {exc}"
+        ) from None
+
+
+def _error(codec: ApiCodec, reject: _Reject) -> web.Response:
+    body = codec.error_body(reject.status, reject.message, reject.param)
+    return web.json_response(body, status=reject.status, headers=reject.headers)

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The whole test suite: tool installs the tests need, linters, type checks, then pytest.
+source "$(dirname "$0")/_env.sh"
+
+# javac and g++ compile the PACIFIC Java and C++ renderings in the tests.
+need=()
+command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
+command -v g++ >/dev/null 2>&1 || need+=(g++)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing ${need[*]} (apt)…" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi
+
+echo "== ruff" >&2
+uv run ruff check .
+uv run ruff format --check .
+echo "== mypy" >&2
+uv run mypy
+echo "== import-linter" >&2
+uv run lint-imports
+echo "== pytest" >&2
+uv run pytest -q "$@"

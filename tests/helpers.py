@@ -1,0 +1,69 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def bench_yaml(
+    *, instructions="[3, 5]", lengths="[3, 5]", per_language=1, mode="prompt", seed=7
+) -> str:
+    return f"""\
+apiVersion: adhere.dev/v1alpha1
+kind: Benchmark
+metadata: {{name: bench}}
+spec:
+  suite: pacific
+  source:
+    generate: {{instructions: {instructions}, lengths: {lengths}, perLanguage: {per_language}, seed: {seed}, mode: {mode}}}
+"""
+
+
+def rollout_yaml(
+    models: str, *, name="r", parallelism=4, repeats=1, storage="file://./runs"
+) -> str:
+    return f"""\
+apiVersion: adhere.dev/v1alpha1
+kind: Rollout
+metadata: {{name: {name}}}
+spec:
+  benchmark: bench
+  models:
+{models}
+  parallelism: {parallelism}
+  repeats: {repeats}
+  storage: {storage}
+"""
+
+
+def model(name: str, model_string: str, *, api="openai", base="scripted", extra="") -> str:
+    return f'    - name: {name}\n      endpoint: {{api: {api}, baseUrl: "{base}", model: "{model_string}"{extra}}}\n'
+
+
+@pytest.fixture
+def write_specs(tmp_path: Path):
+    def write(bench: str, rollout: str) -> Path:
+        (tmp_path / "benchmark.yaml").write_text(bench)
+        path = tmp_path / "rollout.yaml"
+        path.write_text(rollout)
+        return path
+
+    return write
+
+
+def run_cli(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, "COLUMNS": "200", **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "adhere.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=full_env,
+        cwd=ROOT,
+        check=False,
+    )

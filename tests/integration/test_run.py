@@ -1,0 +1,185 @@
+"""End-to-end runs through the real runner, the real scripted policy server and real HTTP."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from adhere.models.policy import PolicyServer, PolicyServerConfig
+from adhere.runner import InstanceAnswerKey, execute, load_run_config, prepare
+from adhere.runner._results import collect, report_for
+from adhere.store import RolloutStore, open_store
+from adhere.suites import get_suite
+from tests.helpers import ROOT, bench_yaml, model, rollout_yaml, run_cli
+
+
+def rates_by_model(store: RolloutStore) -> dict[str, tuple[str, str]]:
+    report = report_for(store)
+    header = report.summary.header
+    return {
+        row[0]: (row[header.index(report.isr_name)], row[header.index(report.csr_name)])
+        for row in report.summary.rows
+    }
+
+
+def test_quickstart_command_prints_report_with_oracle_perfect_and_noisy_below(
+    tmp_path: Path,
+) -> None:
+    for name in ("benchmark.yaml", "rollout.yaml"):
+        text = (ROOT / "examples" / "quickstart" / name).read_text()
+        (tmp_path / name).write_text(text.replace("file://../../runs", "file://./runs"))
+    proc = run_cli("run", str(tmp_path / "rollout.yaml"))
+    assert proc.returncode == 0, proc.stderr
+    assert "prompt-level accuracy" in proc.stdout
+    oracle_line = next(line for line in proc.stdout.splitlines() if "oracle" in line)
+    assert oracle_line.count("100.0%") == 2
+    store = RolloutStore(open_store(str(tmp_path / "runs")), "quickstart")
+    rates = rates_by_model(store)
+    assert rates["oracle"] == ("100.0%", "100.0%")
+    noisy_isr = float(rates["noisy"][0].rstrip("%"))
+    assert noisy_isr < 100.0
+    report = report_for(store)
+    by_difficulty = next(t for t in report.breakdowns if t.title == "By difficulty")
+    header = by_difficulty.header
+    oracle_cells = [r for r in by_difficulty.rows if r[0] == "oracle"]
+    assert len(oracle_cells) == 6 and all(
+        r[header.index(report.isr_name)] == "100.0%" for r in oracle_cells
+    )
+    noisy_cells = [
+        float(r[header.index(report.isr_name)].rstrip("%"))
+        for r in by_difficulty.rows
+        if r[0] == "noisy"
+    ]
+    assert min(noisy_cells) < 100.0
+    out = tmp_path / "runs" / "quickstart" / "report"
+    assert (out / "report.md").read_text().count("| oracle |") >= 1
+    assert "<svg" in (out / "report.html").read_text() and (out / "plot.svg").is_file()
+    # A second run finds everything done and runs nothing.
+    again = run_cli("run", str(tmp_path / "rollout.yaml"), "--no-report")
+    assert again.returncode == 0, again.stderr
+    assert "0 ran" in again.stderr and "36 already done" in again.stderr.replace("\n", " ")
+
+
+def test_resume_after_kill_loses_nothing_and_runs_nothing_twice(
+    tmp_path: Path, write_specs
+) -> None:
+    models = model("slow", "oracle:delay=0.15")
+    path = write_specs(
+        bench_yaml(instructions="[3, 5, 8]", lengths="[3, 5]", per_language=2),
+        rollout_yaml(models, parallelism=2),
+    )
+    cmd = [sys.executable, "-m", "adhere.cli", "run", str(path), "--quiet", "--no-report"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    runs = tmp_path / "runs" / "r" / "trials"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(list(runs.rglob("result.json"))) < 6:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    finished_before = {p: p.read_bytes() for p in runs.rglob("result.json")}
+    assert 6 <= len(finished_before) < 36, "the kill must land mid-run"
+    again = run_cli("run", str(path), "--quiet", "--no-report")
+    assert again.returncode == 0, again.stderr
+    assert f"{len(finished_before)} already done" in again.stderr
+    assert f"{36 - len(finished_before)} ran" in again.stderr
+    results = list(runs.rglob("result.json"))
+    assert len(results) == 36
+    for p, content in finished_before.items():
+        assert p.read_bytes() == content  # not run again
+    ids = [json.loads(p.read_text())["trial_id"] for p in results]
+    assert len(set(ids)) == 36
+    assert all(json.loads(p.read_text())["status"] == "ok" for p in results)
+
+
+async def test_unreachable_endpoint_is_recorded_and_the_run_goes_on(
+    tmp_path: Path, write_specs
+) -> None:
+    limits = ", limits: {maxRetries: 1, backoffBaseSeconds: 0.01, timeoutSeconds: 2}"
+    models = model("good", "oracle") + model(
+        "down", "m", base="http://127.0.0.1:9/v1", extra=limits
+    )
+    path = write_specs(bench_yaml(), rollout_yaml(models))
+    prepared = prepare(load_run_config([path]))
+    summary = await execute(prepared)
+    assert (summary.ok, summary.failed) == (4, 4)
+    collected = collect(prepared.store)
+    down = [t for t in collected.trials if t.keys["model"] == "down"]
+    assert all(t.status == "error" for t in down)
+    assert all(
+        v.result == "error" and "ModelCallError" in v.reasoning for t in down for v in t.verdicts
+    )
+    rates = rates_by_model(prepared.store)
+    assert rates["good"] == ("100.0%", "100.0%") and rates["down"] == ("0.0%", "0.0%")
+    report = report_for(prepared.store)
+    row = next(r for r in report.summary.rows if r[0] == "down")
+    assert row[report.summary.header.index("trial errors")] == "4"
+    assert row[report.summary.header.index("wrong")] == "0"  # errors are not wrong answers
+    # Failed trials are retried by the next run; their first attempt is kept aside.
+    summary = await execute(prepare(load_run_config([path])))
+    assert (summary.skipped, summary.ran) == (4, 4)
+    assert len(list((tmp_path / "runs").rglob("attempt-1/result.json"))) == 4
+
+
+async def test_garbage_and_wrong_answers_are_counted_apart(tmp_path: Path, write_specs) -> None:
+    models = model("garbled", "noisy:rate=0.3,seed=3,garble=0.5", api="anthropic")
+    path = write_specs(bench_yaml(per_language=3), rollout_yaml(models))
+    prepared = prepare(load_run_config([path]))
+    summary = await execute(prepared)
+    assert summary.ok == 12
+    report = report_for(prepared.store)
+    row = report.summary.rows[0]
+    header = report.summary.header
+    assert int(row[header.index("missing")]) > 0 and int(row[header.index("wrong")]) > 0
+    assert row[header.index("trial errors")] == "0"
+
+
+async def test_chat_mode_streaming_through_both_apis(tmp_path: Path, write_specs) -> None:
+    models = model("oa", "oracle", extra=", stream: true") + model(
+        "an", "oracle", api="anthropic", extra=", stream: true"
+    )
+    path = write_specs(bench_yaml(mode="chat"), rollout_yaml(models))
+    prepared = prepare(load_run_config([path]))
+    assert (await execute(prepared)).ok == 8
+    assert rates_by_model(prepared.store) == {
+        "an": ("100.0%", "100.0%"),
+        "oa": ("100.0%", "100.0%"),
+    }
+    trial = prepared.trials[0]
+    calls = prepared.store.read_calls(trial)
+    assert len(calls) == len(prepared.instances[0].turns) and all(c["stream"] for c in calls)
+
+
+async def test_api_key_is_used_but_never_written(
+    tmp_path: Path, write_specs, monkeypatch, capfd
+) -> None:
+    secret = "sk-test-0123456789-very-secret"
+    monkeypatch.setenv("ADHERE_TEST_KEY", secret)
+    prepared_probe = prepare(
+        load_run_config([write_specs(bench_yaml(), rollout_yaml(model("x", "oracle")))])
+    )
+    key = InstanceAnswerKey(prepared_probe.instances, get_suite)
+    async with PolicyServer(PolicyServerConfig(answer_key=key, require_api_key=secret)) as server:
+        url = await server.start() if not getattr(server, "url", None) else server.url
+        models = model(
+            "keyed", "oracle", base=f"{url}/v1", extra=", apiKey: {env: ADHERE_TEST_KEY}"
+        )
+        models += model("nokey", "oracle", base=f"{url}/v1")
+        path = write_specs(bench_yaml(), rollout_yaml(models, name="keys"))
+        prepared = prepare(load_run_config([path]))
+        summary = await execute(prepared)
+    assert (summary.ok, summary.failed) == (4, 4)
+    rates = rates_by_model(prepared.store)
+    assert rates["keyed"] == ("100.0%", "100.0%")
+    collected = collect(prepared.store)
+    assert all(
+        "401" in t.verdicts[0].reasoning for t in collected.trials if t.keys["model"] == "nokey"
+    )
+    for file in (tmp_path / "runs").rglob("*"):
+        if file.is_file():
+            assert secret not in file.read_text(errors="replace"), file
+    captured = capfd.readouterr()
+    assert secret not in captured.out + captured.err
+    assert os.environ["ADHERE_TEST_KEY"] == secret
