@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -15,6 +17,7 @@ from rich.progress import (
 from rich.table import Table
 
 from adhere.metrics import Report
+from adhere.metrics._report import ISSUE_COLUMNS
 from adhere.spec import Trial, TrialResult
 
 
@@ -66,10 +69,66 @@ class RichProgress:
 
 
 def report_table(report: Report) -> Table:
-    """The report's summary table for the terminal."""
+    """The report's summary for a terminal: rates, wrong answers, invalid outputs, errors.
+
+    The Markdown and HTML reports split invalid outputs by category; here they are
+    summed so the table fits 80 columns.
+    """
+    header = report.summary.header
+    first_issue = header.index(ISSUE_COLUMNS[0])
+    keys = header[: header.index("trials") + 1]
     table = Table(title=f"{report.rollout} — {report.suite}")
-    for n, column in enumerate(report.summary.header):
-        table.add_column(column, justify="left" if n == 0 else "right")
+    columns = [*keys, report.isr_name, report.csr_name, "wrong", "invalid output", "trial errors"]
+    for n, column in enumerate(columns):
+        table.add_column(
+            re.sub(r"(?<=-)|\s+", "\n", column).strip(),
+            justify="left" if n < len(keys) - 1 else "right",
+            no_wrap=True,
+        )
+    invalid = [header.index(c) for c in ISSUE_COLUMNS[1:]]
     for row in report.summary.rows:
-        table.add_row(*row)
+        table.add_row(
+            *row[: len(keys)],
+            row[header.index(report.isr_name)],
+            row[header.index(report.csr_name)],
+            row[first_issue],
+            str(sum(int(row[i]) for i in invalid)),
+            row[header.index("trial errors")],
+        )
     return table
+
+
+def breakdown_tables(report: Report) -> list[Table]:
+    """Each breakdown with more than one value, pivoted: one row a value, one column a model.
+
+    Cells show ISR / CSR under the suite's names.
+    """
+    tables = []
+    for breakdown in report.breakdowns:
+        header = breakdown.header
+        key_at = header.index("trials") - 1
+        values = sorted({row[key_at] for row in breakdown.rows}, key=_natural)
+        if len(values) < 2:
+            continue
+        groups = sorted({tuple(row[:key_at]) for row in breakdown.rows})
+        cells = {(tuple(r[:key_at]), r[key_at]): r for r in breakdown.rows}
+        table = Table(title=f"{breakdown.title}: {report.isr_name} / {report.csr_name}")
+        table.add_column(header[key_at])
+        for group in groups:
+            table.add_column(" / ".join(group), justify="right", no_wrap=True)
+        for value in values:
+            line = [value]
+            for group in groups:
+                row = cells.get((group, value))
+                line.append(
+                    "–"
+                    if row is None
+                    else f"{row[header.index(report.isr_name)]} / {row[header.index(report.csr_name)]}"
+                )
+            table.add_row(*line)
+        tables.append(table)
+    return tables
+
+
+def _natural(text: str) -> list[object]:
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]

@@ -1,0 +1,58 @@
+import asyncio
+import time
+
+import pytest
+
+from adhere.models import ChatRequest, EndpointLimiter, open_client, shared_limiter
+from adhere.spec._chat import ChatMessage
+from adhere.spec._endpoint import Limits
+
+
+def requests(count):
+    return [
+        ChatRequest(messages=(ChatMessage(role="user", content=f"question {index}"),))
+        for index in range(count)
+    ]
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+async def test_concurrency_limit_is_seen_by_the_server(server, make_endpoint, concurrency):
+    limits = Limits(concurrency=concurrency, max_retries=0)
+    client = open_client(make_endpoint(server.url, model="script:hello,delay=0.05", limits=limits))
+    try:
+        await asyncio.gather(*(client.complete(request) for request in requests(6)))
+    finally:
+        await client.aclose()
+    stats = server.stats
+    assert stats["requests"] == 6
+    assert stats["max_in_flight"] == concurrency
+    assert stats["in_flight"] == 0
+
+
+@pytest.mark.parametrize("how", ["passed", "shared"])
+async def test_clients_can_share_one_limiter(server, make_endpoint, how):
+    limits = Limits(concurrency=2, max_retries=0)
+    endpoint = make_endpoint(server.url, model="script:hello,delay=0.05", limits=limits)
+    limiter = EndpointLimiter(limits) if how == "passed" else shared_limiter(server.url, limits)
+    other = limiter if how == "passed" else shared_limiter(server.url, Limits(concurrency=2))
+    clients = [open_client(endpoint, limiter=limiter), open_client(endpoint, limiter=other)]
+    try:
+        await asyncio.gather(
+            *(clients[index % 2].complete(request) for index, request in enumerate(requests(6)))
+        )
+    finally:
+        for client in clients:
+            await client.aclose()
+    assert server.stats["max_in_flight"] == 2
+
+
+async def test_requests_per_second_spaces_calls(server, make_endpoint):
+    limits = Limits(concurrency=8, requests_per_second=20.0, max_retries=0)
+    client = open_client(make_endpoint(server.url, "anthropic", limits=limits))
+    began = time.monotonic()
+    try:
+        await asyncio.gather(*(client.complete(request) for request in requests(5)))
+    finally:
+        await client.aclose()
+    # Five calls at 20/s: the last may start 4 × 50 ms after the first.
+    assert time.monotonic() - began >= 0.19
