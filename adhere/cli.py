@@ -143,7 +143,9 @@ def validate(files: tuple[str, ...]) -> None:
 
     for name in files:
         for resource in load_resources(name):
-            out_console.print(f"{name}: {resource.kind} {resource.metadata.name} ok", highlight=False)
+            out_console.print(
+                f"{name}: {resource.kind} {resource.metadata.name} ok", highlight=False
+            )
 
 
 @main.group()
@@ -159,7 +161,9 @@ def _int_list(_ctx: click.Context, _param: click.Parameter, value: str) -> list[
 
 
 @generate.command("pacific")
-@click.option("--instructions", default="3", callback=_int_list, help="Steps per sample (e.g. 3,5,8).")
+@click.option(
+    "--instructions", default="3", callback=_int_list, help="Steps per sample (e.g. 3,5,8)."
+)
 @click.option("--length", default="5", callback=_int_list, help="Target output length(s).")
 @click.option("--per-language", default=3, show_default=True, type=click.IntRange(min=1))
 @click.option("--seed", default=0, show_default=True, type=int)
@@ -176,7 +180,8 @@ def generate_pacific(
     out: Path,
 ) -> None:
     """Write PACIFIC samples (one JSON object a line), reproducible by seed."""
-    from adhere.suites.pacific import GeneratorParams, generate as gen
+    from adhere.suites.pacific import GeneratorParams
+    from adhere.suites.pacific import generate as gen
 
     params = GeneratorParams(
         instructions=tuple(instructions),

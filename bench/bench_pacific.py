@@ -15,7 +15,9 @@ import time
 from adhere.spec import ChatMessage, Trajectory
 from adhere.suites.pacific import GeneratorParams, PacificSuite, by_id, generate, sample_to_instance
 
-PARAMS = GeneratorParams(instructions=(3, 5, 8, 10, 15), lengths=(3, 5, 10), per_language=33, seed=9)
+PARAMS = GeneratorParams(
+    instructions=(3, 5, 8, 10, 15), lengths=(3, 5, 10), per_language=33, seed=9
+)
 
 
 def best_of(fn, repeat: int = 3) -> float:
@@ -39,16 +41,25 @@ def main() -> None:
 
     gen = best_of(lambda: list(generate(PARAMS)))
     base = best_of(evaluate_chains)
-    print(f"generation: {n / gen:,.0f} samples/s; baseline chain evaluation {n / base:,.0f} samples/s; "
-          f"generator costs {gen / base:.1f}x a bare evaluation")
+    print(
+        f"generation: {n / gen:,.0f} samples/s; "
+        f"baseline chain evaluation {n / base:,.0f} samples/s; "
+        f"generator costs {gen / base:.1f}x a bare evaluation"
+    )
 
     suite = PacificSuite()
     instances = [sample_to_instance(s) for s in samples]
     trajectories = []
     for inst in instances:
         reply = suite.oracle_reply(inst, 0, lambda k: k == "step-2")
-        trajectories.append(Trajectory(messages=[ChatMessage(role="user", content=inst.turns[0]),
-                                                 ChatMessage(role="assistant", content=reply)]))
+        trajectories.append(
+            Trajectory(
+                messages=[
+                    ChatMessage(role="user", content=inst.turns[0]),
+                    ChatMessage(role="assistant", content=reply),
+                ]
+            )
+        )
     tag = re.compile(r"\[ANSWER\]\[(\d+)\](.*?)\[\\ANSWER\]", re.S)
 
     def score() -> None:
@@ -61,8 +72,10 @@ def main() -> None:
 
     sc = best_of(score)
     bl = best_of(scan)
-    print(f"scoring: {n / sc:,.0f} samples/s; baseline regex scan {n / bl:,.0f} samples/s; "
-          f"scoring costs {sc / bl:.1f}x a bare scan")
+    print(
+        f"scoring: {n / sc:,.0f} samples/s; baseline regex scan {n / bl:,.0f} samples/s; "
+        f"scoring costs {sc / bl:.1f}x a bare scan"
+    )
 
 
 if __name__ == "__main__":

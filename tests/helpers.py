@@ -18,7 +18,12 @@ metadata: {{name: bench}}
 spec:
   suite: pacific
   source:
-    generate: {{instructions: {instructions}, lengths: {lengths}, perLanguage: {per_language}, seed: {seed}, mode: {mode}}}
+    generate:
+      instructions: {instructions}
+      lengths: {lengths}
+      perLanguage: {per_language}
+      seed: {seed}
+      mode: {mode}
 """
 
 
@@ -40,7 +45,8 @@ spec:
 
 
 def model(name: str, model_string: str, *, api="openai", base="scripted", extra="") -> str:
-    return f'    - name: {name}\n      endpoint: {{api: {api}, baseUrl: "{base}", model: "{model_string}"{extra}}}\n'
+    endpoint = f'{{api: {api}, baseUrl: "{base}", model: "{model_string}"{extra}}}'
+    return f"    - name: {name}\n      endpoint: {endpoint}\n"
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ share one server.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 
@@ -37,8 +38,8 @@ class InstanceAnswerKey:
             if instance.turns[: len(users)] == users:
                 turn = len(users) - 1
                 suite = self._suite_for(instance.suite)
-                text = suite.oracle_reply(instance, turn, lambda key, i=instance: wrong(i.id, key))
-                return Reply(text=text)
+                wrong_item = functools.partial(wrong, instance.id)
+                return Reply(text=suite.oracle_reply(instance, turn, wrong_item))
         if not candidates:
             raise UnknownConversation(
                 "no instance starts with this system prompt and first user message "

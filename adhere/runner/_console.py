@@ -120,11 +120,8 @@ def breakdown_tables(report: Report) -> list[Table]:
             line = [value]
             for group in groups:
                 row = cells.get((group, value))
-                line.append(
-                    "–"
-                    if row is None
-                    else f"{row[header.index(report.isr_name)]} / {row[header.index(report.csr_name)]}"
-                )
+                isr_at, csr_at = header.index(report.isr_name), header.index(report.csr_name)
+                line.append("–" if row is None else f"{row[isr_at]} / {row[csr_at]}")
             table.add_row(*line)
         tables.append(table)
     return tables

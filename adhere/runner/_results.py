@@ -32,9 +32,7 @@ def collect(store: RolloutStore) -> Collected:
     for stored in store.iter_trials():
         trial = stored.result.trial
         instance = instances.get(trial.instance)
-        metadata = {
-            k: v for k, v in (instance.metadata if instance else {}).items() if _scalar(v)
-        }
+        metadata = {k: v for k, v in (instance.metadata if instance else {}).items() if _scalar(v)}
         keys = {
             **metadata,
             "model": trial.model,

@@ -29,7 +29,9 @@ def build_config(
         for resource in load_resources(name):
             if isinstance(resource, Benchmark):
                 suite = get_suite(resource.spec.suite, **resource.spec.options)
-                instances += suite.load(resource.spec, base_dir=Path(name).resolve().parent, file=name)
+                instances += suite.load(
+                    resource.spec, base_dir=Path(name).resolve().parent, file=name
+                )
     key = None
     if require_key_env:
         key = os.environ.get(require_key_env)
