@@ -7,13 +7,15 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 from adhere.models import ModelClient
-from adhere.models.policy import PolicyServer, PolicyServerConfig
+from adhere.models.policy import PolicyServer, PolicyServerConfig, parse_model_string
 from adhere.runner._answer_key import InstanceAnswerKey
 from adhere.runner._config import RunConfig
 from adhere.runner._engine import Engine, Progress, RunSummary, build_clients, build_scaffolds
 from adhere.runner._plan import apply_filters, plan_trials
+from adhere.runner._replay import RecordedRun, RecordedRuns
 from adhere.spec import Endpoint, Instance, Trial
 from adhere.store import RolloutStore, open_store
 from adhere.suites import Suite, get_suite
@@ -80,7 +82,7 @@ async def _endpoints(prepared: Prepared) -> AsyncIterator[dict[str, Endpoint]]:
     cached = cache(lambda name: get_suite(name))
     suites = {prepared.suite.name: prepared.suite}
     key = InstanceAnswerKey(prepared.instances, lambda n: suites.get(n) or cached(n))
-    server = PolicyServer(PolicyServerConfig(answer_key=key))
+    server = PolicyServer(PolicyServerConfig(answer_key=key, replay=_replay_source(prepared)))
     url = await server.start()
     log.info("scripted policy server (test double) listening on %s", url)
     try:
@@ -92,6 +94,20 @@ async def _endpoints(prepared: Prepared) -> AsyncIterator[dict[str, Endpoint]]:
         }
     finally:
         await server.stop()
+
+
+def _replay_source(prepared: Prepared) -> RecordedRuns | None:
+    """Recorded runs named by ``replay:run=PATH`` models (paths relative to the spec)."""
+    runs: dict[str, RecordedRun] = {}
+    for m in prepared.config.rollout.spec.models:
+        if m.endpoint.base_url != SCRIPTED:
+            continue
+        parsed = parse_model_string(m.endpoint.model)
+        run = parsed.options.get("run")
+        if parsed.policy == "replay" and run and run not in runs:
+            path = Path(run) if Path(run).is_absolute() else prepared.config.base_dir / run
+            runs[run] = RecordedRun(path)
+    return RecordedRuns(runs) if runs else None
 
 
 async def execute(prepared: Prepared, *, progress: Progress | None = None) -> RunSummary:

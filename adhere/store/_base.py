@@ -20,8 +20,11 @@ class Store(Protocol):
 
     uri: str
 
-    def write_bytes(self, key: str, data: bytes) -> None:
-        """Write ``data`` under ``key`` atomically, replacing any previous value."""
+    def write_bytes(self, key: str, data: bytes, *, durable: bool = False) -> None:
+        """Write ``data`` under ``key`` atomically, replacing any previous value.
+
+        ``durable`` asks for the data to reach stable storage before the call returns.
+        """
         ...
 
     def read_bytes(self, key: str) -> bytes:

@@ -13,13 +13,16 @@ from adhere.errors import StoreError
 class FileStore:
     """A store rooted at a local directory.
 
-    Each write goes to a temporary file in the target directory, is flushed and
-    fsynced, then renamed over the target (``os.replace`` is atomic on POSIX).
+    Each write goes to a temporary file in the target directory, then is renamed over
+    the target (``os.replace`` is atomic on POSIX), so a crashed or killed process
+    never leaves a partial file. ``durable=True`` writes are also fsynced before the
+    rename; the runner uses them for the record that marks a trial finished.
     """
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.uri = root.as_uri()
+        self._dirs: set[Path] = set()
 
     def _path(self, key: str) -> Path:
         parts = [p for p in key.split("/") if p]
@@ -27,17 +30,20 @@ class FileStore:
             raise StoreError(f"invalid store key {key!r}")
         return self.root.joinpath(*parts)
 
-    def write_bytes(self, key: str, data: bytes) -> None:
-        """Write atomically."""
+    def write_bytes(self, key: str, data: bytes, *, durable: bool = False) -> None:
+        """Write atomically; with ``durable``, also fsync before the rename."""
         path = self._path(key)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.parent not in self._dirs:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._dirs.add(path.parent)
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
             try:
                 with os.fdopen(fd, "wb") as handle:
                     handle.write(data)
-                    handle.flush()
-                    os.fsync(handle.fileno())
+                    if durable:
+                        handle.flush()
+                        os.fsync(handle.fileno())
                 os.replace(tmp, path)
             except BaseException:
                 Path(tmp).unlink(missing_ok=True)
@@ -79,6 +85,7 @@ class FileStore:
         try:
             dst.parent.mkdir(parents=True, exist_ok=True)
             os.replace(src, dst)
+            self._dirs.discard(src.parent)  # the directory may now be emptied by callers
         except OSError as exc:
             raise StoreError(f"cannot move {src} to {dst}: {exc.strerror}") from exc
 

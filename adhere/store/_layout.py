@@ -148,7 +148,7 @@ class RolloutStore:
     def write_result(self, result: TrialResult) -> None:
         """Mark a trial finished. Call last, after every other artifact is written."""
         data = result.model_dump_json(indent=1).encode("utf-8")
-        self.store.write_bytes(self.trial_key(result.trial, "result.json"), data)
+        self.store.write_bytes(self.trial_key(result.trial, "result.json"), data, durable=True)
 
     def read_result(self, trial: Trial) -> TrialResult | None:
         """The trial's result record, or None if the trial has not finished."""

@@ -183,3 +183,103 @@ async def test_api_key_is_used_but_never_written(
     captured = capfd.readouterr()
     assert secret not in captured.out + captured.err
     assert os.environ["ADHERE_TEST_KEY"] == secret
+
+
+async def test_replay_reproduces_a_recorded_run(tmp_path: Path, write_specs) -> None:
+    path = write_specs(
+        bench_yaml(per_language=2),
+        rollout_yaml(model("noisy", "noisy:rate=0.3,seed=5"), name="rec"),
+    )
+    recorded = prepare(load_run_config([path]))
+    await execute(recorded)
+    replay = model(
+        "again", "replay:run=./runs/rec,model=noisy", api="anthropic", extra=", stream: true"
+    )
+    path = write_specs(bench_yaml(per_language=2), rollout_yaml(replay, name="rep"))
+    replayed = prepare(load_run_config([path]))
+    summary = await execute(replayed)
+    assert summary.ok == len(replayed.trials) == 24
+    assert rates_by_model(replayed.store)["again"] == rates_by_model(recorded.store)["noisy"]
+    for a, b in zip(recorded.trials, replayed.trials, strict=True):
+        ta, tb = recorded.store.read_trajectory(a), replayed.store.read_trajectory(b)
+        assert ta is not None and tb is not None
+        assert [m.content for m in ta.messages] == [m.content for m in tb.messages]
+
+
+async def test_replay_of_an_unknown_conversation_fails_the_trial_clearly(
+    tmp_path: Path, write_specs
+) -> None:
+    path = write_specs(bench_yaml(seed=1), rollout_yaml(model("m", "oracle"), name="rec"))
+    await execute(prepare(load_run_config([path])))
+    path = write_specs(
+        bench_yaml(seed=2), rollout_yaml(model("again", "replay:run=./runs/rec"), name="rep")
+    )
+    replayed = prepare(load_run_config([path]))
+    summary = await execute(replayed)
+    assert summary.failed == 12
+    assert "no recorded reply" in summary.errors[0]
+
+
+def test_serve_policy_command_is_a_test_double_serving_the_benchmark(tmp_path: Path) -> None:
+    help_text = run_cli("serve-policy", "--help").stdout
+    assert "TEST DOUBLE" in help_text
+    import httpx
+
+    bench = ROOT / "examples" / "quickstart" / "benchmark.yaml"
+    port = _free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "adhere.cli",
+            "serve-policy",
+            "--port",
+            str(port),
+            "--benchmark",
+            str(bench),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{url}/healthz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        suite = get_suite("pacific")
+        config = load_run_config([ROOT / "examples" / "quickstart" / "rollout.yaml"])
+        instance = suite.load(config.benchmark.spec, base_dir=bench.parent)[0]
+        body = {
+            "model": "oracle",
+            "messages": [
+                {"role": "system", "content": instance.system_prompt},
+                {"role": "user", "content": instance.turns[0]},
+            ],
+        }
+        reply = httpx.post(f"{url}/v1/chat/completions", json=body).json()
+        text = reply["choices"][0]["message"]["content"]
+        from adhere.spec import ChatMessage, Trajectory
+
+        trajectory = Trajectory(
+            messages=[
+                ChatMessage(role="user", content=instance.turns[0]),
+                ChatMessage(role="assistant", content=text),
+            ]
+        )
+        assert all(v.result == "pass" for v in suite.score(instance, trajectory))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

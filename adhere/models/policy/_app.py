@@ -101,19 +101,19 @@ class _Service:
         self._attempts: dict[tuple[str, str, str], int] = {}
         self._openai = OpenAICodec()
         self._anthropic = AnthropicCodec()
-
-    async def handle(self, request: web.Request) -> web.StreamResponse:
-        match = _PREFIX.match(request.path)
-        trial, path = (match.group(1), match.group(2)) if match else (None, request.path)
-        routes: dict[str, tuple[str, ApiCodec | None]] = {
+        self._routes: dict[str, tuple[str, ApiCodec | None]] = {
             "/v1/chat/completions": ("POST", self._openai),
             "/v1/messages": ("POST", self._anthropic),
             "/v1/models": ("GET", None),
             "/healthz": ("GET", None),
             "/_adhere/stats": ("GET", None),
         }
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        match = _PREFIX.match(request.path)
+        trial, path = (match.group(1), match.group(2)) if match else (None, request.path)
         codec: ApiCodec = self._anthropic if path.endswith("/messages") else self._openai
-        route = routes.get(path)
+        route = self._routes.get(path)
         if route is None:
             return _error(codec, _Reject(404, f"no route {request.method} {path}"))
         method, chat = route
@@ -141,8 +141,10 @@ class _Service:
         try:
             try:
                 self._authorize(request)
-                decoded = self._decode(codec, await request.read())
-                model = decoded.model
+                body = _parse_body(await request.read())
+                if isinstance(body.get("model"), str):
+                    model = body["model"]
+                decoded = _decode(codec, body)
                 response = await self._answer(request, codec, decoded, trial)
             except _Reject as reject:
                 response = _error(codec, reject)
@@ -187,13 +189,6 @@ class _Service:
             raise _Reject(401, "missing API key (send 'Authorization: Bearer …' or 'x-api-key')")
         if not hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8")):
             raise _Reject(401, "invalid API key")
-
-    @staticmethod
-    def _decode(codec: ApiCodec, raw: bytes) -> DecodedRequest:
-        try:
-            return codec.decode(parse_json_object(raw, "request body"))
-        except WireFormatError as exc:
-            raise _Reject(400, str(exc), exc.field or None) from None
 
     def _select(self, model: str) -> tuple[ModelString, Policy]:
         cached = self._policies.get(model)
@@ -281,6 +276,20 @@ def _respond(policy: Policy, conversation: Conversation) -> Reply:
         raise _Reject(
             500, f"policy {conversation.policy!r} failed: {type(exc).__name__}: {exc}"
         ) from None
+
+
+def _parse_body(raw: bytes) -> dict[str, Any]:
+    try:
+        return parse_json_object(raw, "request body")
+    except WireFormatError as exc:
+        raise _Reject(400, str(exc)) from None
+
+
+def _decode(codec: ApiCodec, body: dict[str, Any]) -> DecodedRequest:
+    try:
+        return codec.decode(body)
+    except WireFormatError as exc:
+        raise _Reject(400, str(exc), exc.field or None) from None
 
 
 def _error(codec: ApiCodec, reject: _Reject) -> web.Response:

@@ -153,6 +153,9 @@ def _replay(options: PolicyOptions, context: PolicyContext) -> ReplayPolicy:
         raise PolicyNotFound(
             "policy 'replay' is not available: this server was started without a replay source"
         )
+    # Sources holding several recorded runs or models choose by these (see the docs).
+    options.text("run", "")
+    options.text("model", "")
     return ReplayPolicy(context.replay)
 
 

@@ -66,7 +66,7 @@ async def test_missing_or_wrong_key_is_401(keyed_server, make_endpoint, caplog, 
     assert not leaks(caplog.text)
 
 
-async def test_open_endpoints_need_no_key(keyed_server, server, make_endpoint):
+async def test_open_endpoints_need_no_key(server, make_endpoint):
     client = open_client(make_endpoint(server.url))
     try:
         assert (await client.complete(REQUEST)).attempts == 1
