@@ -49,7 +49,11 @@ def main(verbose: int) -> None:
 @click.option("--report/--no-report", default=True, help="Print and write the report at the end.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def run(files: tuple[str, ...], rollout_name: str | None, report: bool, quiet: bool) -> None:
-    """Run a Rollout locally (resumable: finished trials are skipped)."""
+    """Run a Rollout locally (resumable: finished trials are skipped).
+
+    Exit status: 0 when every trial finished, 1 when some failed (they are recorded
+    and retried by the next run), 2 for invalid input, 130 when interrupted.
+    """
     from adhere.runner import execute, load_run_config, prepare
     from adhere.runner._console import RichProgress
 
@@ -83,6 +87,13 @@ def run(files: tuple[str, ...], rollout_name: str | None, report: bool, quiet: b
         err_console.print(f"  [red]failed[/] {line}", highlight=False)
     if report:
         _write_report(prepared.store)
+    if summary.failed:
+        err_console.print(
+            f"[yellow]{summary.failed} trial(s) failed[/]; they are recorded as errors. Run the "
+            "same command again to retry them (finished trials are skipped).",
+            highlight=False,
+        )
+        raise SystemExit(1)
 
 
 def _write_report(store: object, out: Path | None = None) -> None:

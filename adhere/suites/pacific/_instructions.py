@@ -28,175 +28,22 @@ Edge rules where the paper is silent:
 from __future__ import annotations
 
 import math
-import string
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
 
-ValueType = Literal["int", "str"]
-
-INT_LIMIT: int = 2**31
-"""Chain integers stay in ``0 <= n < INT_LIMIT``; int inputs satisfy ``|n| < INT_LIMIT``."""
-
-WIDE_INT_LIMIT: int = 2**32
-"""Instruction 2 accepts the wider domain ``|n| < WIDE_INT_LIMIT``."""
-
-MAX_STR_LENGTH: int = 200
-"""Longest string any string instruction accepts."""
-
-_LOWER = string.ascii_lowercase
-_UPPER = string.ascii_uppercase
-_LETTERS = frozenset(string.ascii_letters)
-_VOWELS = frozenset("aeiouAEIOU")
-
-ELEMENTS: tuple[str, ...] = (
-    "Hydrogen", "Helium", "Lithium", "Beryllium", "Boron", "Carbon", "Nitrogen",
-    "Oxygen", "Fluorine", "Neon", "Sodium", "Magnesium", "Aluminium", "Silicon",
-    "Phosphorus", "Sulfur", "Chlorine", "Argon", "Potassium", "Calcium", "Scandium",
-    "Titanium", "Vanadium", "Chromium", "Manganese", "Iron", "Cobalt", "Nickel",
-    "Copper", "Zinc", "Gallium", "Germanium", "Arsenic", "Selenium", "Bromine",
-    "Krypton", "Rubidium", "Strontium", "Yttrium", "Zirconium", "Niobium",
-    "Molybdenum", "Technetium", "Ruthenium", "Rhodium", "Palladium", "Silver",
-    "Cadmium", "Indium", "Tin", "Antimony", "Tellurium", "Iodine", "Xenon", "Caesium",
-    "Barium", "Lanthanum", "Cerium", "Praseodymium", "Neodymium", "Promethium",
-    "Samarium", "Europium", "Gadolinium", "Terbium", "Dysprosium", "Holmium", "Erbium",
-    "Thulium", "Ytterbium", "Lutetium", "Hafnium", "Tantalum", "Tungsten", "Rhenium",
-    "Osmium", "Iridium", "Platinum", "Gold", "Mercury", "Thallium", "Lead", "Bismuth",
-    "Polonium", "Astatine", "Radon", "Francium", "Radium", "Actinium", "Thorium",
-    "Protactinium", "Uranium", "Neptunium", "Plutonium", "Americium", "Curium",
-    "Berkelium", "Californium", "Einsteinium", "Fermium", "Mendelevium", "Nobelium",
-    "Lawrencium", "Rutherfordium", "Dubnium", "Seaborgium", "Bohrium", "Hassium",
-    "Meitnerium", "Darmstadtium", "Roentgenium", "Copernicium", "Nihonium", "Flerovium",
-    "Moscovium", "Livermorium", "Tennessine", "Oganesson",
-)  # fmt: skip
-"""English names of the 118 elements in atomic-number order (IUPAC spellings)."""
-
-DIGIT_NAMES: tuple[str, ...] = (
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
-)  # fmt: skip
-"""English names of the decimal digits, indexed by digit."""
-
-WEEKDAYS: tuple[str, ...] = (
-    "sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
-)  # fmt: skip
-"""Lower-case day names, indexed from Sunday = 0."""
-
-ROMAN_TABLE: tuple[tuple[int, str], ...] = (
-    (1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
-    (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I"),
-)  # fmt: skip
-"""Roman numeral values and symbols, largest first, including the subtractive pairs."""
-
-
-@dataclass(frozen=True)
-class Instruction:
-    """One PACIFIC instruction: a typed, documented function of one value.
-
-    Attributes:
-        paper_id: The paper's number for the instruction, 1 to 22.
-        name: The snake_case function name used in prompts and reports.
-        in_type: Type of the accepted value, ``"int"`` or ``"str"``.
-        out_type: Type of the returned value, ``"int"`` or ``"str"``.
-        fn: The Python reference implementation.
-        summary: One-line English meaning, for documentation and reports.
-        int_bound: For integer inputs, the exclusive bound on ``|n|``.
-    """
-
-    paper_id: int
-    name: str
-    in_type: ValueType
-    out_type: ValueType
-    fn: Callable[[Any], Any]
-    summary: str
-    int_bound: int = INT_LIMIT
-
-    def accepts(self, value: object) -> bool:
-        """Tell whether a value lies in this instruction's documented domain.
-
-        Args:
-            value: Any object.
-
-        Returns:
-            True for an ``int`` (not a ``bool``) with ``|value| < int_bound`` when the
-            instruction takes integers; for a string of printable ASCII no longer than
-            ``MAX_STR_LENGTH`` when it takes strings; False otherwise.
-        """
-        if self.in_type == "int":
-            return (
-                isinstance(value, int)
-                and not isinstance(value, bool)
-                and -self.int_bound < value < self.int_bound
-            )
-        return (
-            isinstance(value, str)
-            and len(value) <= MAX_STR_LENGTH
-            and all(32 <= ord(char) <= 126 for char in value)
-        )
-
-    def __call__(self, value: object) -> int | str:
-        """Apply the reference implementation.
-
-        Args:
-            value: A value in the instruction's domain.
-
-        Returns:
-            The instruction's output, of type ``out_type``.
-
-        Raises:
-            ValueError: If ``value`` is outside the domain (see ``accepts``).
-        """
-        if not self.accepts(value):
-            raise ValueError(
-                f"instruction {self.paper_id} ({self.name}) does not accept {value!r}: "
-                f"expected {self._domain_text()}"
-            )
-        result: int | str = self.fn(value)
-        return result
-
-    def _domain_text(self) -> str:
-        if self.in_type == "int":
-            return f"an int n with |n| < {self.int_bound}"
-        return f"a printable-ASCII str of at most {MAX_STR_LENGTH} characters"
-
-
-def value_length(value: int | str) -> int:
-    """Measure a chain value: bits for integers, characters for strings.
-
-    Args:
-        value: An integer or a string.
-
-    Returns:
-        ``abs(value).bit_length()`` for integers (1 for zero), ``len(value)`` for strings.
-    """
-    if isinstance(value, str):
-        return len(value)
-    return max(1, abs(value).bit_length())
-
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-_REGISTERED: list[Instruction] = []
-
-
-def _instruction(
-    paper_id: int,
-    in_type: ValueType,
-    out_type: ValueType,
-    summary: str,
-    *,
-    int_bound: int = INT_LIMIT,
-) -> Callable[[_F], _F]:
-    """Record the decorated reference implementation as the instruction ``paper_id``."""
-
-    def register(fn: _F) -> _F:
-        _REGISTERED.append(
-            Instruction(paper_id, fn.__name__, in_type, out_type, fn, summary, int_bound)
-        )
-        return fn
-
-    return register
-
-
-# --- integer instructions -----------------------------------------------------------
+from adhere.suites.pacific._instruction_type import (
+    _LETTERS,
+    _LOWER,
+    _REGISTERED,
+    _UPPER,
+    _VOWELS,
+    INT_LIMIT,
+    MAX_STR_LENGTH,
+    WIDE_INT_LIMIT,
+    Instruction,
+    ValueType,
+    _instruction,
+    value_length,
+)
+from adhere.suites.pacific._tables import DIGIT_NAMES, ELEMENTS, ROMAN_TABLE, WEEKDAYS
 
 
 @_instruction(1, "int", "int", "count the 2s in base 3 of |n|, times 7, plus 3")
@@ -487,3 +334,16 @@ def by_name(name: str) -> Instruction:
         raise ValueError(
             f"no PACIFIC instruction is named {name!r}; known names: {', '.join(_BY_NAME)}"
         ) from None
+
+
+__all__ = [
+    "INSTRUCTIONS",
+    "INT_LIMIT",
+    "MAX_STR_LENGTH",
+    "WIDE_INT_LIMIT",
+    "Instruction",
+    "ValueType",
+    "by_id",
+    "by_name",
+    "value_length",
+]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import textwrap
 
-from adhere.suites.pacific._instructions import ELEMENTS
+from adhere.suites.pacific._tables import ELEMENTS
 
 HEADERS_CPP: tuple[str, ...] = ("<algorithm>", "<cstdlib>", "<string>", "<vector>")
 """The headers every C++ rendering compiles with, ready for ``#include``."""

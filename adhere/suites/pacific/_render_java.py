@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import textwrap
 
-from adhere.suites.pacific._instructions import ELEMENTS
+from adhere.suites.pacific._tables import ELEMENTS
 
 
 def _element_rows() -> str:

@@ -123,3 +123,21 @@ def test_tampered_sample_file_is_rejected_with_line(tmp_path: Path) -> None:
         PacificSuite().load(spec, base_dir=tmp_path)
     assert f"{path}:2" in str(info.value)
     assert "step 2" in str(info.value)
+
+
+def test_the_sweep_example_is_the_paper_grid() -> None:
+    import collections
+
+    from adhere.runner import load_run_config
+    from tests.helpers import ROOT
+
+    config = load_run_config([ROOT / "examples" / "pacific-sweep" / "rollout.yaml"])
+    loaded = PacificSuite().load(config.benchmark.spec, base_dir=config.base_dir)
+    cells = collections.Counter((i.metadata["instructions"], i.metadata["length"]) for i in loaded)
+    assert set(cells) == {(n, length) for n in (3, 5, 8, 10, 15) for length in (3, 5, 10)}
+    assert set(cells.values()) == {99}
+    per_language = collections.Counter(
+        (i.metadata["difficulty"], i.metadata["language"]) for i in loaded
+    )
+    assert set(per_language.values()) == {33}
+    assert {i.metadata["mode"] for i in loaded} == {"prompt"}

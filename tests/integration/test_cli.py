@@ -1,0 +1,103 @@
+"""The command line: bad input gets one clear line, generation is reproducible, Ctrl-C resumes."""
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.helpers import ROOT, bench_yaml, model, rollout_yaml, run_cli
+
+
+def test_malformed_yaml(tmp_path: Path) -> None:
+    bad = tmp_path / "rollout.yaml"
+    bad.write_text("apiVersion: adhere.dev/v1alpha1\nkind: Rollout\nmetadata: {name: x\n")
+    proc = run_cli("run", str(bad))
+    assert proc.returncode == 2
+    assert f"error: {bad}: malformed YAML at line" in proc.stderr.replace("\n", "")
+    assert "Traceback" not in proc.stderr
+
+
+def test_unknown_suite_names_the_benchmark_file(tmp_path: Path, write_specs) -> None:
+    path = write_specs(
+        bench_yaml().replace("suite: pacific", "suite: pacifik"), rollout_yaml(model("m", "oracle"))
+    )
+    proc = run_cli("run", str(path))
+    assert proc.returncode == 2
+    err = proc.stderr.replace("\n", "")
+    assert "benchmark.yaml" in err and "unknown suite 'pacifik'" in err and "pacific" in err
+
+
+def test_unknown_field_and_missing_benchmark(tmp_path: Path, write_specs) -> None:
+    path = write_specs(
+        bench_yaml(),
+        rollout_yaml(model("m", "oracle")).replace("repeats: 1", "repeats: 1\n  colour: red"),
+    )
+    proc = run_cli("validate", str(path))
+    assert proc.returncode == 2 and "spec.colour: unknown field" in proc.stderr.replace("\n", "")
+    path = write_specs(
+        bench_yaml(),
+        rollout_yaml(model("m", "oracle")).replace("benchmark: bench", "benchmark: nope"),
+    )
+    proc = run_cli("run", str(path))
+    assert proc.returncode == 2
+    assert "spec.benchmark: Benchmark 'nope' not found" in proc.stderr.replace("\n", "")
+
+
+def test_failed_trials_give_exit_status_1_and_a_report(tmp_path: Path, write_specs) -> None:
+    limits = ", limits: {maxRetries: 0, timeoutSeconds: 2}"
+    path = write_specs(
+        bench_yaml(), rollout_yaml(model("down", "m", base="http://127.0.0.1:9/v1", extra=limits))
+    )
+    proc = run_cli("run", str(path), "--quiet")
+    assert proc.returncode == 1
+    assert "12 trial(s) failed" in proc.stderr.replace("\n", " ")
+    assert "│ down " in proc.stdout  # the report still prints, with the errors counted
+
+
+def test_generate_is_reproducible_by_seed(tmp_path: Path) -> None:
+    args = [
+        "generate",
+        "pacific",
+        "--instructions",
+        "3,5",
+        "--length",
+        "3,10",
+        "--per-language",
+        "2",
+    ]
+    a, b, c = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "c.jsonl"
+    for out, seed in ((a, "4"), (b, "4"), (c, "5")):
+        proc = run_cli(*args, "--seed", seed, "--mode", "chat", "--kind", "code", "--out", str(out))
+        assert proc.returncode == 0, proc.stderr
+    assert a.read_bytes() == b.read_bytes() != c.read_bytes()
+    assert len(a.read_text().splitlines()) == 2 * 2 * 3 * 2
+    proc = run_cli(*args[:2], "--instructions", "x", "--out", str(a))
+    assert proc.returncode == 2 and "comma-separated integers" in proc.stderr
+
+
+def test_ctrl_c_then_resume(tmp_path: Path, write_specs) -> None:
+    path = write_specs(
+        bench_yaml(instructions="[3, 5, 8]", per_language=2),
+        rollout_yaml(model("slow", "oracle:delay=0.15"), parallelism=2),
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "adhere.cli", "run", str(path), "--no-report"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    trials = tmp_path / "runs" / "r" / "trials"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(list(trials.rglob("result.json"))) < 4:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "resume" in err
+    done = len(list(trials.rglob("result.json")))
+    assert 4 <= done < 36
+    again = run_cli("run", str(path), "--quiet", "--no-report")
+    assert again.returncode == 0, again.stderr
+    assert f"{36 - done} ran ({36 - done} ok, 0 failed), {done} already done" in again.stderr
