@@ -14,6 +14,8 @@ from adhere.spec._chat import (
     conversation_digest,
 )
 from adhere.spec._core import (
+    SYSTEM_INDEX,
+    TOOLS_INDEX,
     Check,
     CheckKind,
     Instance,
@@ -85,12 +87,14 @@ __all__ = [
     "Rollout",
     "RolloutSpec",
     "RolloutStatus",
+    "SYSTEM_INDEX",
     "ScaffoldSpec",
     "SecretSource",
     "Source",
     "SourceSpan",
     "SpecModel",
     "Summary",
+    "TOOLS_INDEX",
     "ToolCall",
     "ToolSpec",
     "Trajectory",

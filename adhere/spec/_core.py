@@ -118,11 +118,23 @@ class Trial(CoreModel):
         return hashlib.sha256(key.encode("utf-8")).hexdigest()[:20]
 
 
+SYSTEM_INDEX = -1
+"""``SourceSpan.message_index`` of a span in the system prompt."""
+TOOLS_INDEX = -2
+"""``SourceSpan.message_index`` of a tool schema; ``start`` is the tool's position."""
+
+
 class SourceSpan(CoreModel):
-    """A span of a message attributed to an instruction source."""
+    """A span of text attributed to an instruction source.
+
+    ``message_index`` is a position in ``Trajectory.messages``, or ``SYSTEM_INDEX``
+    (the system prompt), or ``TOOLS_INDEX`` (a tool schema: ``start`` is the tool's
+    position in ``Trajectory.tools`` and ``end`` is ``start + 1``). ``start``/``end``
+    are character offsets within the message content.
+    """
 
     source: Source
-    message_index: int = Field(ge=-1, description="-1 means the system prompt.")
+    message_index: int = Field(ge=-2)
     start: int = Field(ge=0)
     end: int = Field(ge=0)
     label: str = ""
@@ -137,6 +149,10 @@ class Trajectory(CoreModel):
     messages: list[ChatMessage] = Field(default_factory=list)
     sources: list[SourceSpan] = Field(default_factory=list)
     files: dict[str, str] = Field(default_factory=dict)
+    subagents: list[Trajectory] = Field(
+        default_factory=list,
+        description="Other conversations of the trial (sub-agents, auxiliary calls), apart.",
+    )
 
     def assistant_turns(self) -> list[ChatMessage]:
         """Assistant messages in order; their position is the assistant turn index."""

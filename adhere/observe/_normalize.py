@@ -1,0 +1,213 @@
+"""Raw call log → Trajectory.
+
+Steps:
+
+1. Each recorded call is decoded (any of the four API shapes) into the messages the
+   model saw and the reply it gave (``_decode``).
+2. Calls are threaded: a call whose messages extend an earlier thread's conversation
+   (its messages plus reply) continues that thread — the prefix-duplicate calls of a
+   growing conversation merge into one. A call that extends nothing starts a new
+   thread: a sub-agent, or an auxiliary call (titles, summaries) a CLI makes.
+   Messages are compared by role, tool-call ids and text with
+   ``<system-reminder>`` blocks removed, since CLIs rewrite reminders between calls.
+3. The main thread is the one whose first user message holds the instance's first
+   user turn (most calls wins a tie); the others are kept apart as ``subagents``.
+4. Tool results are paired with their calls (the result message gets the tool's
+   name); unanswered calls and orphan results are listed in ``meta``.
+5. Long tool outputs and long tool-call string arguments are truncated for judging
+   with an explicit marker; the raw log keeps everything.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from adhere.observe._decode import CallView, decode_call
+from adhere.spec import ChatMessage, ToolCall, ToolSpec, Trajectory
+
+_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Truncation:
+    """How long texts are cut for judging (the raw log keeps them whole)."""
+
+    max_chars: int = 6000
+    head: int = 4000
+    tail: int = 1500
+
+    def cut(self, text: str) -> str:
+        """``text`` or its head and tail around a marker naming what was dropped."""
+        if len(text) <= self.max_chars:
+            return text
+        dropped = len(text) - self.head - self.tail
+        return (
+            f"{text[: self.head]}\n[… truncated {dropped} characters for judging; "
+            f"the raw call log has the full text …]\n{text[-self.tail :]}"
+        )
+
+
+def _key(message: ChatMessage) -> tuple[Any, ...]:
+    text = _SPACE.sub(" ", _REMINDER.sub("", message.content)).strip()[:300]
+    return (
+        message.role,
+        text,
+        tuple((c.id, c.name) for c in message.tool_calls),
+        message.tool_call_id or "",
+    )
+
+
+@dataclass
+class _Thread:
+    calls: list[CallView] = field(default_factory=list)
+    keys: list[tuple[Any, ...]] = field(default_factory=list)
+    messages: list[ChatMessage] = field(default_factory=list)
+
+    def extended_by(self, keys: Sequence[tuple[Any, ...]]) -> int:
+        """Length of the matching prefix if ``keys`` continues this thread, else -1."""
+        if len(keys) < len(self.keys) or list(keys[: len(self.keys)]) != self.keys:
+            # A retried call repeats the request without the reply this thread recorded.
+            last = self.calls[-1]
+            request_keys = [_key(m) for m in last.messages]
+            if list(keys) == request_keys:
+                return len(request_keys)
+            return -1
+        return len(self.keys)
+
+    def add(self, call: CallView) -> None:
+        self.calls.append(call)
+        sent = list(call.messages)
+        # Keep assistant messages as the model produced them: CLIs often resend them
+        # without reasoning blocks.
+        for i, message in enumerate(sent[: len(self.messages)]):
+            earlier = self.messages[i]
+            if earlier.role == "assistant" and _key(earlier) == _key(message):
+                sent[i] = earlier
+        self.messages = sent + ([call.reply] if call.reply is not None else [])
+        self.keys = [_key(m) for m in self.messages]
+
+
+def thread_calls(calls: Iterable[CallView]) -> list[_Thread]:
+    """Group calls into conversations (prefix-duplicates merged)."""
+    threads: list[_Thread] = []
+    for call in calls:
+        keys = [_key(m) for m in call.messages]
+        best, best_len = None, -1
+        for thread in threads:
+            n = thread.extended_by(keys)
+            if n > best_len:
+                best, best_len = thread, n
+        if best is None or best_len <= 0:
+            best = _Thread()
+            threads.append(best)
+        best.add(call)
+    return threads
+
+
+def _first_user(thread: _Thread) -> str:
+    for m in thread.messages:
+        if m.role == "user":
+            return _SPACE.sub(" ", m.content)
+    return ""
+
+
+def _pair_and_truncate(
+    messages: Sequence[ChatMessage], truncation: Truncation
+) -> tuple[list[ChatMessage], list[str], list[str]]:
+    names: dict[str, str] = {}
+    answered: set[str] = set()
+    orphans: list[str] = []
+    out: list[ChatMessage] = []
+    for m in messages:
+        if m.role == "assistant" and m.tool_calls:
+            calls = []
+            for c in m.tool_calls:
+                names[c.id] = c.name
+                calls.append(_truncate_call(c, truncation))
+            m = m.model_copy(update={"tool_calls": tuple(calls)})
+        elif m.role == "tool":
+            call_id = m.tool_call_id or ""
+            if call_id in names:
+                answered.add(call_id)
+                m = m.model_copy(update={"name": names[call_id]})
+            else:
+                orphans.append(call_id)
+            m = m.model_copy(update={"content": truncation.cut(m.content)})
+        out.append(m)
+    unanswered = [cid for cid in names if cid not in answered]
+    return out, unanswered, orphans
+
+
+def _truncate_call(call: ToolCall, truncation: Truncation) -> ToolCall:
+    args = {k: truncation.cut(v) if isinstance(v, str) else v for k, v in call.arguments.items()}
+    return call.model_copy(update={"arguments": args})
+
+
+def _tools(thread: _Thread) -> list[ToolSpec]:
+    seen: dict[str, ToolSpec] = {}
+    for call in thread.calls:
+        for tool in call.tools:
+            seen.setdefault(tool.name, tool)
+    return list(seen.values())
+
+
+def _trajectory(thread: _Thread, truncation: Truncation, meta: dict[str, Any]) -> Trajectory:
+    messages, unanswered, orphans = _pair_and_truncate(thread.messages, truncation)
+    system = next((c.system for c in reversed(thread.calls) if c.system), "")
+    failed = [
+        {"seq": c.seq, "status": c.status, "error": c.error}
+        for c in thread.calls
+        if c.reply is None
+    ]
+    return Trajectory(
+        meta={
+            **meta,
+            "api": thread.calls[0].api,
+            "calls": [c.seq for c in thread.calls],
+            "assistant_turns": sum(1 for m in messages if m.role == "assistant"),
+            "failed_calls": failed,
+            "unanswered_tool_calls": unanswered,
+            "orphan_tool_results": orphans,
+        },
+        system=system,
+        tools=_tools(thread),
+        messages=messages,
+    )
+
+
+def normalize(
+    records: Sequence[dict[str, Any]],
+    *,
+    first_user_turn: str = "",
+    truncation: Truncation | None = None,
+    meta: dict[str, Any] | None = None,
+) -> Trajectory:
+    """Build the trajectory of one trial from its raw call records (in arrival order)."""
+    truncation = truncation or Truncation()
+    ordered = sorted(enumerate(records), key=lambda p: (p[1].get("seq", p[0]), p[0]))
+    views = [v for v in (decode_call(r, i) for i, (_, r) in enumerate(ordered)) if v is not None]
+    threads = thread_calls(views)
+    base = dict(meta or {})
+    base["recorded_calls"] = len(records)
+    if not threads:
+        return Trajectory(meta={**base, "calls": [], "failed_calls": [], "assistant_turns": 0})
+    wanted = _SPACE.sub(" ", first_user_turn).strip()
+    ranked = sorted(
+        range(len(threads)),
+        key=lambda i: (
+            bool(wanted) and wanted[:500] in _first_user(threads[i]),
+            len(threads[i].calls),
+            -i,
+        ),
+        reverse=True,
+    )
+    main = threads[ranked[0]]
+    trajectory = _trajectory(main, truncation, base)
+    trajectory.subagents = [
+        _trajectory(threads[i], truncation, {"role": "subagent"}) for i in sorted(ranked[1:])
+    ]
+    return trajectory
