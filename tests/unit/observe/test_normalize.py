@@ -35,7 +35,10 @@ def claude_like_log():
         "content": [
             {
                 "type": "text",
-                "text": f"<system-reminder>\nContents of /w/CLAUDE.md:\n{CLAUDE_MD}\n</system-reminder>",
+                "text": (
+                    f"<system-reminder>\nContents of /w/CLAUDE.md:\n{CLAUDE_MD}\n"
+                    "</system-reminder>"
+                ),
             },
             {"type": "text", "text": QUERY},
         ],
