@@ -52,7 +52,10 @@ class Suite(Protocol):
         ...
 
 
-_BUILTIN: Mapping[str, str] = {"pacific": "adhere.suites.pacific"}
+_BUILTIN: Mapping[str, str] = {
+    "octobench": "adhere.suites.octobench",
+    "pacific": "adhere.suites.pacific",
+}
 _REGISTRY: dict[str, Callable[[], Suite]] = {}
 
 S = TypeVar("S")

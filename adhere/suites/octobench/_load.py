@@ -1,0 +1,183 @@
+"""Loading OctoBench instances (the OctoCodingBench JSONL format) into Instances.
+
+One JSON object a line with ``instance_id``, ``user_query`` (one entry per user
+turn), ``system_prompt``, ``category``, ``image``, ``workspace_abs_path``,
+``scaffold`` {name, version}, ``checklist`` and, for Skill instances,
+``expected_skill``. The checklist is keyed by instruction category; each category
+holds ``{description, checks: [{check_id, description, check_type}]}``.
+
+Workspaces: the published instances name container images that are not public, so a
+workspace can also be given as files — either an optional ``workspace`` field on the
+line (a mapping of relative path to text, or a directory path relative to the JSONL
+file), or a ``workspaces`` directory (Benchmark option) holding one sub-directory
+per instance id. Without either, the instance keeps only its image reference.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from adhere.errors import SpecError
+from adhere.spec import Check, CheckKind, Instance, Source, Workspace, iter_jsonl
+from adhere.spec._load import format_location
+
+MAX_WORKSPACE_FILE = 1_000_000
+"""Larger workspace files are skipped (with a note in the instance metadata)."""
+
+_CATEGORY_SOURCES: tuple[tuple[str, Source], ...] = (
+    ("sp", Source.SYSTEM_PROMPT),
+    ("system prompt", Source.SYSTEM_PROMPT),
+    ("system reminder", Source.SYSTEM_REMINDER),
+    ("user query", Source.USER_QUERY),
+    ("agents.md", Source.AGENTS_MD),
+    ("claude.md", Source.AGENTS_MD),
+    ("skill.md", Source.SKILL_MD),
+    ("memory", Source.MEMORY),
+    ("tool schema", Source.TOOL_SCHEMA),
+    ("testing", Source.TEST),
+)
+
+
+class _RawCheck(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    check_id: str = Field(min_length=1)
+    description: str
+    check_type: CheckKind
+
+
+class _RawCategory(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    description: str = ""
+    checks: list[_RawCheck]
+
+
+class _RawScaffold(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    version: str = ""
+
+
+class RawInstance(BaseModel):
+    """One line of the OctoBench JSONL format."""
+
+    model_config = ConfigDict(extra="forbid")
+    instance_id: str = Field(min_length=1)
+    user_query: list[str] = Field(min_length=1)
+    system_prompt: str = ""
+    category: str
+    image: str | None = None
+    workspace_abs_path: str | None = None
+    scaffold: _RawScaffold | None = None
+    checklist: dict[str, _RawCategory]
+    expected_skill: str | None = None
+    workspace: dict[str, str] | str | None = None
+
+
+def category_source(name: str) -> Source:
+    """The instruction source a checklist category stands for."""
+    lowered = name.strip().lower()
+    for prefix, source in _CATEGORY_SOURCES:
+        if lowered == prefix or lowered.startswith(prefix):
+            return source
+    raise ValueError(
+        f"unknown checklist category {name!r}; expected one of SP, System reminder, "
+        "User query, Agents.md, Skill.md, Memory…, Tool schema, testing"
+    )
+
+
+def read_workspace_dir(root: Path) -> dict[str, str]:
+    """The text files of a workspace directory, by relative POSIX path."""
+    files: dict[str, str] = {}
+    for path in sorted(root.rglob("*")):
+        if not path.is_file() or path.stat().st_size > MAX_WORKSPACE_FILE:
+            continue
+        try:
+            files[path.relative_to(root).as_posix()] = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+    return files
+
+
+def to_instance(
+    raw: RawInstance, *, base_dir: Path, workspaces: Path | None, where: str
+) -> Instance:
+    """Convert one raw line into an Instance."""
+    checks: list[Check] = []
+    seen: set[str] = set()
+    for category, group in raw.checklist.items():
+        try:
+            source = category_source(category)
+        except ValueError as exc:
+            raise SpecError(str(exc), file=where, field=f"checklist.{category}") from None
+        for n, item in enumerate(group.checks):
+            if item.check_id in seen:
+                raise SpecError(
+                    f"duplicate check id {item.check_id!r}",
+                    file=where,
+                    field=f"checklist.{category}.checks[{n}].check_id",
+                )
+            seen.add(item.check_id)
+            checks.append(
+                Check(
+                    id=item.check_id,
+                    source=source,
+                    kind=item.check_type,
+                    description=item.description,
+                )
+            )
+    if not checks:
+        raise SpecError("the checklist has no checks", file=where, field="checklist")
+    workspace = Workspace(image=raw.image)
+    if isinstance(raw.workspace, dict):
+        workspace = Workspace(files=raw.workspace, image=raw.image)
+    elif isinstance(raw.workspace, str):
+        root = (base_dir / raw.workspace).resolve()
+        if not root.is_dir():
+            raise SpecError(
+                f"workspace directory {root} does not exist", file=where, field="workspace"
+            )
+        workspace = Workspace(files=read_workspace_dir(root), path=str(root), image=raw.image)
+    elif workspaces is not None and (workspaces / raw.instance_id).is_dir():
+        root = (workspaces / raw.instance_id).resolve()
+        workspace = Workspace(files=read_workspace_dir(root), path=str(root), image=raw.image)
+    return Instance(
+        id=raw.instance_id,
+        suite="octobench",
+        workspace=workspace,
+        system_prompt=raw.system_prompt,
+        turns=raw.user_query,
+        checks=checks,
+        metadata={
+            "category": raw.category,
+            "turns": len(raw.user_query),
+            "expected_skill": raw.expected_skill,
+            "workspace_abs_path": raw.workspace_abs_path,
+            "source_scaffold": raw.scaffold.name if raw.scaffold else None,
+            "checklist_descriptions": {k: v.description for k, v in raw.checklist.items()},
+        },
+    )
+
+
+def load_octobench(path: Path, *, workspaces: Path | None = None) -> list[Instance]:
+    """Load an OctoBench JSONL file."""
+    instances: list[Instance] = []
+    seen: set[str] = set()
+    for number, data in iter_jsonl(path):
+        where = f"{path}:{number}"
+        try:
+            raw = RawInstance.model_validate(data)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            message = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
+            raise SpecError(message, file=where, field=format_location(err["loc"])) from None
+        if raw.instance_id in seen:
+            raise SpecError(
+                f"duplicate instance id {raw.instance_id!r}", file=where, field="instance_id"
+            )
+        seen.add(raw.instance_id)
+        instances.append(to_instance(raw, base_dir=path.parent, workspaces=workspaces, where=where))
+    if not instances:
+        raise SpecError("no instances in file", file=str(path))
+    return instances

@@ -1,0 +1,123 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from adhere.errors import SpecError
+from adhere.spec import BenchmarkSpec, Source
+from adhere.suites import get_suite
+from adhere.suites.octobench import category_source, load_octobench
+
+SHARED = (
+    Path(__file__).resolve().parents[3].parent
+    / "shared"
+    / "data"
+    / "octocodingbench"
+    / "octocodingbench.jsonl"
+)
+
+
+def line(**over):
+    row = {
+        "instance_id": "x-1",
+        "user_query": ["do it"],
+        "system_prompt": "",
+        "category": "Claude.md",
+        "image": "registry/img:1",
+        "workspace_abs_path": "/app",
+        "scaffold": {"name": "claudecode", "version": "2"},
+        "checklist": {
+            "SP": {
+                "description": "d",
+                "checks": [{"check_id": "a", "description": "x", "check_type": "compliance"}],
+            },
+            "Memory bank (project-specific rules)": {
+                "description": "",
+                "checks": [{"check_id": "b", "description": "y", "check_type": "testing"}],
+            },
+        },
+    }
+    row.update(over)
+    return json.dumps(row, ensure_ascii=False)
+
+
+def test_loads_the_published_seed_instances():
+    instances = load_octobench(SHARED)
+    assert len(instances) == 72
+    assert sum(len(i.checks) for i in instances) == 2422
+    assert all(i.workspace.image for i in instances)
+    multi = [i for i in instances if len(i.turns) > 1]
+    assert len(multi) == 1 and multi[0].metadata["turns"] == 3
+    skill = [i for i in instances if i.metadata["category"] == "Skill"]
+    assert skill and all(i.metadata["expected_skill"] for i in skill)
+
+
+@pytest.mark.parametrize(
+    ("name", "source"),
+    [
+        ("SP", Source.SYSTEM_PROMPT),
+        ("System reminder", Source.SYSTEM_REMINDER),
+        ("User query", Source.USER_QUERY),
+        ("Agents.md", Source.AGENTS_MD),
+        ("Skill.md", Source.SKILL_MD),
+        ("Memory bank", Source.MEMORY),
+        ("Tool schema", Source.TOOL_SCHEMA),
+        ("testing", Source.TEST),
+    ],
+)
+def test_category_sources(name, source):
+    assert category_source(name) == source
+
+
+def test_workspace_as_inline_files_dir_or_workspaces_option(tmp_path: Path):
+    ws = tmp_path / "ws" / "x-1"
+    ws.mkdir(parents=True)
+    (ws / "CLAUDE.md").write_text("rules")
+    (tmp_path / "a.jsonl").write_text(line() + "\n")
+    suite = get_suite("octobench", workspaces="ws")
+    (inst,) = suite.load(
+        BenchmarkSpec.model_validate({"suite": "octobench", "source": {"path": "a.jsonl"}}),
+        base_dir=tmp_path,
+    )
+    assert (
+        inst.workspace.files == {"CLAUDE.md": "rules"} and inst.workspace.image == "registry/img:1"
+    )
+    assert [c.source for c in inst.checks] == [Source.SYSTEM_PROMPT, Source.MEMORY]
+    (tmp_path / "b.jsonl").write_text(
+        line(workspace={"AGENTS.md": "tabs"})
+        + "\n"
+        + line(instance_id="x-2", workspace="ws/x-1")
+        + "\n"
+    )
+    a, b = load_octobench(tmp_path / "b.jsonl")
+    assert a.workspace.files == {"AGENTS.md": "tabs"} and b.workspace.files == {
+        "CLAUDE.md": "rules"
+    }
+
+
+def test_errors_name_line_and_field(tmp_path: Path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(
+        line()
+        + "\n"
+        + line(
+            instance_id="y",
+            checklist={
+                "Vibes": {
+                    "checks": [{"check_id": "a", "description": "x", "check_type": "compliance"}]
+                }
+            },
+        )
+        + "\n"
+    )
+    with pytest.raises(SpecError) as info:
+        load_octobench(path)
+    assert f"{path}:2" in str(info.value) and info.value.field == "checklist.Vibes"
+    path.write_text(line(colour="red") + "\n")
+    with pytest.raises(SpecError, match="unknown field"):
+        load_octobench(path)
+    path.write_text(line() + "\n" + line() + "\n")
+    with pytest.raises(SpecError, match="duplicate instance id"):
+        load_octobench(path)
+    with pytest.raises(SpecError, match="unknown OctoBench options"):
+        get_suite("octobench", colour="red")
