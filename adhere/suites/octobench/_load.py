@@ -9,8 +9,9 @@ holds ``{description, checks: [{check_id, description, check_type}]}``.
 Workspaces: the published instances name container images that are not public, so a
 workspace can also be given as files — either an optional ``workspace`` field on the
 line (a mapping of relative path to text, or a directory path relative to the JSONL
-file), or a ``workspaces`` directory (Benchmark option) holding one sub-directory
-per instance id. Without either, the instance keeps only its image reference.
+file, or a list of such directories layered in order so instances can share a base
+project), or a ``workspaces`` directory (Benchmark option) holding one
+sub-directory per instance id. Without either, the instance keeps only its image reference.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ class RawInstance(BaseModel):
     scaffold: _RawScaffold | None = None
     checklist: dict[str, _RawCategory]
     expected_skill: str | None = None
-    workspace: dict[str, str] | str | None = None
+    workspace: dict[str, str] | str | list[str] | None = None
 
 
 def category_source(name: str) -> Source:
@@ -132,13 +133,18 @@ def to_instance(
     workspace = Workspace(image=raw.image)
     if isinstance(raw.workspace, dict):
         workspace = Workspace(files=raw.workspace, image=raw.image)
-    elif isinstance(raw.workspace, str):
-        root = (base_dir / raw.workspace).resolve()
-        if not root.is_dir():
-            raise SpecError(
-                f"workspace directory {root} does not exist", file=where, field="workspace"
-            )
-        workspace = Workspace(files=read_workspace_dir(root), path=str(root), image=raw.image)
+    elif isinstance(raw.workspace, str | list):
+        layers = [raw.workspace] if isinstance(raw.workspace, str) else raw.workspace
+        files: dict[str, str] = {}
+        for n, layer in enumerate(layers):
+            root = (base_dir / layer).resolve()
+            if not root.is_dir():
+                field = "workspace" if isinstance(raw.workspace, str) else f"workspace[{n}]"
+                raise SpecError(
+                    f"workspace directory {root} does not exist", file=where, field=field
+                )
+            files.update(read_workspace_dir(root))
+        workspace = Workspace(files=files, image=raw.image)
     elif workspaces is not None and (workspaces / raw.instance_id).is_dir():
         root = (workspaces / raw.instance_id).resolve()
         workspace = Workspace(files=read_workspace_dir(root), path=str(root), image=raw.image)

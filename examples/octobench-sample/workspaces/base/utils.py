@@ -1,0 +1,2 @@
+def format_price(value):
+    return "%.2f EUR" % value
