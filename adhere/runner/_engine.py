@@ -10,37 +10,41 @@ most the trials in flight, which the next run re-runs: nothing finished is run t
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Protocol
 
 from adhere.errors import AdhereError
-from adhere.models import CallRecord, ModelClient, open_client
-from adhere.scaffolds import Scaffold, get_scaffold
-from adhere.spec import Instance, Trial, TrialResult, Verdict
+from adhere.observe import normalize, tag_sources
+from adhere.runner._workspace import changed_files, trial_workspace
+from adhere.scaffolds import ProxyEndpoint, Scaffold, ScaffoldResult, TrialContext, WireApi
+from adhere.spec import Instance, Trajectory, Trial, TrialResult, Verdict
 from adhere.store import RolloutStore
 from adhere.suites import Suite
 
-_CALLS: contextvars.ContextVar[list[CallRecord] | None] = contextvars.ContextVar(
-    "adhere_trial_calls", default=None
-)
+
+class CallSource(Protocol):
+    """Where the engine finds a trial's recorded calls (the recording proxy)."""
+
+    def trial_base_url(self, trial_id: str, upstream: str) -> str:
+        """Root URL through the proxy for this trial and upstream."""
+        ...
+
+    def take(self, trial_id: str) -> list[dict[str, Any]]:
+        """Remove and return the trial's call records, in order."""
+        ...
 
 
-def _collect_call(record: CallRecord) -> None:
-    calls = _CALLS.get()
-    if calls is not None:
-        calls.append(record)
+@dataclass(frozen=True)
+class ModelTarget:
+    """A model as the scaffolds reach it: upstream name, model id and API shape."""
 
-
-def call_to_json(record: CallRecord) -> dict[str, Any]:
-    """A call record as stored in ``calls.jsonl``."""
-    data = dataclasses.asdict(record)
-    data["usage"] = record.usage.model_dump() if record.usage is not None else None
-    return data
+    upstream: str
+    model: str
+    api: WireApi
 
 
 def _now() -> str:
@@ -89,7 +93,7 @@ def error_verdicts(instance: Instance, message: str) -> list[Verdict]:
 
 
 class Engine:
-    """Runs planned trials against model clients and writes results to the store."""
+    """Runs planned trials through scaffolds and the recording proxy; writes the results."""
 
     def __init__(
         self,
@@ -97,16 +101,24 @@ class Engine:
         store: RolloutStore,
         instances: Sequence[Instance],
         suite_for: Callable[[str], Suite],
-        clients: dict[str, ModelClient],
-        scaffolds: dict[str, Scaffold],
+        scaffolds: Mapping[str, Scaffold],
+        timeouts: Mapping[str, float],
+        models: Mapping[str, ModelTarget],
+        calls: CallSource,
+        work_root: Path,
+        cache_dir: Path,
         parallelism: int,
         progress: Progress | None = None,
     ) -> None:
         self.store = store
         self.instances = {i.id: i for i in instances}
         self.suite_for = suite_for
-        self.clients = clients
         self.scaffolds = scaffolds
+        self.timeouts = timeouts
+        self.models = models
+        self.calls = calls
+        self.work_root = work_root
+        self.cache_dir = cache_dir
         self.parallelism = parallelism
         self.progress = progress or NoProgress()
 
@@ -143,7 +155,7 @@ class Engine:
                 else:
                     summary.failed += 1
                     if len(summary.errors) < 20:
-                        summary.errors.append(f"{trial.model}/{trial.instance}: {result.error}")
+                        summary.errors.append(f"{trial.model}/{trial.scaffold}/{trial.instance}: {result.error}")
                 self.progress.finished(trial, result)
 
         workers = [asyncio.create_task(worker()) for _ in range(min(self.parallelism, len(todo)))]
@@ -156,35 +168,56 @@ class Engine:
             summary.seconds = time.monotonic() - started
         return summary
 
+    async def _drive(self, trial: Trial, instance: Instance) -> tuple[ScaffoldResult | None, dict[str, str], str | None]:
+        target = self.models[trial.model]
+        try:
+            async with trial_workspace(self.work_root, trial.id, instance) as (workdir, home):
+                ctx = TrialContext(
+                    trial_id=trial.id,
+                    instance=instance,
+                    workdir=workdir,
+                    home=home,
+                    endpoint=ProxyEndpoint(
+                        base_url=self.calls.trial_base_url(trial.id, target.upstream),
+                        model=target.model,
+                        api=target.api,
+                    ),
+                    timeout_seconds=self.timeouts[trial.scaffold],
+                    cache_dir=self.cache_dir,
+                )
+                outcome = await self.scaffolds[trial.scaffold].run(ctx)
+        except AdhereError as exc:
+            return None, {}, f"{type(exc).__name__}: {exc}"
+        except Exception as exc:  # a scaffold bug must not stop the run
+            return None, {}, f"unexpected {type(exc).__name__}: {exc}"
+        error = None if outcome.ok else _describe_failure(outcome)
+        return outcome, dict(outcome.files), error
+
     async def run_trial(self, trial: Trial, attempt: int = 1) -> TrialResult:
         """Run one trial and persist everything about it (result last)."""
         instance = self.instances[trial.instance]
-        calls: list[CallRecord] = []
-        token = _CALLS.set(calls)
         started_at, t0 = _now(), time.monotonic()
-        error: str | None = None
         try:
-            trajectory = await self.scaffolds[trial.scaffold].run(
-                instance, self.clients[trial.model]
-            )
-            trajectory.meta.update(
-                {"trial_id": trial.id, "repeat": trial.repeat, "model_name": trial.model}
-            )
-            verdicts = self.suite_for(instance.suite).score(instance, trajectory)
-        except AdhereError as exc:
-            error = f"{type(exc).__name__}: {exc}"
-        except Exception as exc:  # a scaffold or suite bug must not stop the run
-            error = f"unexpected {type(exc).__name__}: {exc}"
+            outcome, final_files, error = await self._drive(trial, instance)
         finally:
-            _CALLS.reset(token)
-        self.store.write_calls(trial, (call_to_json(c) for c in calls))
+            records = self.calls.take(trial.id)
+        trajectory = self._trajectory(trial, instance, records, outcome, final_files)
+        if error is None and not records:
+            error = "the scaffold made no model call"
+        verdicts: list[Verdict] = []
         if error is None:
-            self.store.write_trajectory(trial, trajectory)
-        else:
+            try:
+                verdicts = self.suite_for(instance.suite).score(instance, trajectory)
+            except AdhereError as exc:
+                error = f"scoring failed: {type(exc).__name__}: {exc}"
+        if error is not None:
             verdicts = error_verdicts(instance, error)
+        self.store.write_calls(trial, records)
+        self.store.write_trajectory(trial, trajectory)
+        if outcome is not None:
+            self.store.write_json(trial, "scaffold.json", _outcome_json(outcome))
         self.store.write_verdicts(trial, verdicts)
-        usage_in = sum(c.usage.input_tokens for c in calls if c.usage is not None)
-        usage_out = sum(c.usage.output_tokens for c in calls if c.usage is not None)
+        usage = [r.get("usage") or {} for r in records]
         result = TrialResult(
             trial=trial,
             trial_id=trial.id,
@@ -194,21 +227,64 @@ class Engine:
             started_at=started_at,
             finished_at=_now(),
             duration_seconds=time.monotonic() - t0,
-            calls=len(calls),
-            input_tokens=usage_in,
-            output_tokens=usage_out,
+            calls=len(records),
+            input_tokens=sum(int(u.get("input_tokens", 0)) for u in usage),
+            output_tokens=sum(int(u.get("output_tokens", 0)) for u in usage),
         )
         self.store.write_result(result)
         return result
 
+    def _trajectory(
+        self,
+        trial: Trial,
+        instance: Instance,
+        records: list[dict[str, Any]],
+        outcome: ScaffoldResult | None,
+        final_files: dict[str, str],
+    ) -> Trajectory:
+        trajectory = normalize(
+            records,
+            first_user_turn=instance.turns[0],
+            meta={
+                "trial_id": trial.id,
+                "model": trial.model,
+                "scaffold": trial.scaffold,
+                "instance": instance.id,
+                "repeat": trial.repeat,
+                "final_text": outcome.final_text if outcome else "",
+            },
+        )
+        trajectory.sources = tag_sources(trajectory, instance, instance.workspace.files)
+        if outcome is not None and final_files:
+            changed, deleted = changed_files(instance.workspace.files, final_files)
+            trajectory.files = changed
+            trajectory.meta["deleted_files"] = deleted
+        return trajectory
 
-def build_clients(
-    models: dict[str, Any], *, on_call: Callable[[CallRecord], None] = _collect_call
-) -> dict[str, ModelClient]:
-    """One client per model (its limiter shared by all the model's trials)."""
-    return {name: open_client(endpoint, on_call=on_call) for name, endpoint in models.items()}
+
+def _describe_failure(outcome: ScaffoldResult) -> str:
+    for number, turn in enumerate(outcome.turns, start=1):
+        if turn.timed_out:
+            return f"turn {number} timed out after {turn.seconds:.0f}s"
+        if turn.exit_code != 0:
+            tail = (turn.stderr_tail or turn.stdout_tail).strip().splitlines()[-3:]
+            return f"turn {number} exited with {turn.exit_code}: {' / '.join(tail)}"[:500]
+    return "the scaffold failed"
 
 
-def build_scaffolds(specs: Sequence[Any]) -> dict[str, Scaffold]:
-    """Instantiate the rollout's scaffolds."""
-    return {spec.name: get_scaffold(spec.name, **spec.options) for spec in specs}
+def _outcome_json(outcome: ScaffoldResult) -> dict[str, Any]:
+    return {
+        "ok": outcome.ok,
+        "final_text": outcome.final_text,
+        "turns": [
+            {
+                "exit_code": t.exit_code,
+                "timed_out": t.timed_out,
+                "seconds": round(t.seconds, 3),
+                "stdout_tail": t.stdout_tail,
+                "stderr_tail": t.stderr_tail,
+            }
+            for t in outcome.turns
+        ],
+        "files": sorted(outcome.files),
+    }

@@ -1,51 +1,89 @@
-"""``adhere run``: from a RunConfig to finished trials in the store."""
+"""``adhere run``: from a RunConfig to finished trials in the store.
+
+A run starts, in its own event loop: the scripted policy server when a model's
+``baseUrl`` is ``scripted`` (a test double), and always the recording proxy, which
+every scaffold's model calls go through (one upstream per model). Both bind to
+127.0.0.1 and stop when the run ends.
+"""
 
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
-from adhere.models import ModelClient
+from adhere.errors import SpecError
+from adhere.models import resolve_api_key
 from adhere.models.policy import PolicyServer, PolicyServerConfig, parse_model_string
+from adhere.observe import MemorySink, ProxyConfig, RecordingProxy, Upstream
 from adhere.runner._answer_key import InstanceAnswerKey
 from adhere.runner._config import RunConfig
-from adhere.runner._engine import Engine, Progress, RunSummary, build_clients, build_scaffolds
+from adhere.runner._engine import Engine, ModelTarget, Progress, RunSummary
 from adhere.runner._plan import apply_filters, plan_trials
 from adhere.runner._replay import RecordedRun, RecordedRuns
-from adhere.spec import Endpoint, Instance, Trial
+from adhere.runner._workspace import default_work_root
+from adhere.scaffolds import Scaffold, WireApi, default_cache_dir, get_scaffold
+from adhere.spec import Instance, Trial
 from adhere.store import RolloutStore, open_store
 from adhere.suites import Suite, get_suite
 
 SCRIPTED = "scripted"
 """``baseUrl`` value meaning: the scripted policy server this run starts for itself."""
 
+_WIRE: dict[str, WireApi] = {"openai": "openai-chat", "anthropic": "anthropic"}
+IN_PROCESS = frozenset({"chat", "reference"})
+"""Scaffolds that use adhere's own clients, so they speak the endpoint's API."""
+
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class Prepared:
-    """A rollout resolved into instances and planned trials."""
+    """A rollout resolved into instances, scaffolds and planned trials."""
 
     config: RunConfig
     suite: Suite
     instances: list[Instance]
     trials: list[Trial]
     store: RolloutStore
+    scaffolds: dict[str, Scaffold]
 
 
 def suite_lookup(config: RunConfig) -> Suite:
     """The Benchmark's suite with its options."""
     bench_file = config.files.get(f"Benchmark/{config.benchmark.metadata.name}", "")
-    from adhere.errors import SpecError
-
     try:
         return get_suite(config.benchmark.spec.suite, **config.benchmark.spec.options)
     except SpecError as exc:
         raise SpecError(str(exc).split(": ", 1)[-1], file=bench_file, field=exc.field) from None
+
+
+def _scaffolds(config: RunConfig) -> dict[str, Scaffold]:
+    rollout_file = config.files.get(f"Rollout/{config.rollout.metadata.name}", "")
+    out: dict[str, Scaffold] = {}
+    for n, spec in enumerate(config.rollout.spec.scaffolds):
+        try:
+            scaffold = get_scaffold(spec.name, **spec.options)
+        except SpecError as exc:
+            message = str(exc).split(": ", 1)[-1]
+            raise SpecError(message, file=rollout_file, field=f"spec.scaffolds[{n}]") from None
+        for m, model in enumerate(config.rollout.spec.models):
+            upstream = _WIRE[model.endpoint.api]
+            adapts = spec.name in IN_PROCESS  # they speak whichever API the endpoint does
+            if model.endpoint.base_url != SCRIPTED and not adapts and scaffold.api != upstream:
+                raise SpecError(
+                    f"scaffold {spec.name!r} speaks the {scaffold.api} API but model "
+                    f"{model.name!r} is an {upstream} endpoint",
+                    file=rollout_file,
+                    field=f"spec.models[{m}].endpoint.api",
+                )
+        out[spec.name] = scaffold
+    return out
 
 
 def prepare(config: RunConfig) -> Prepared:
@@ -54,46 +92,27 @@ def prepare(config: RunConfig) -> Prepared:
     bench_file = config.files.get(f"Benchmark/{config.benchmark.metadata.name}", "")
     instances = suite.load(config.benchmark.spec, base_dir=config.base_dir, file=bench_file)
     instances = apply_filters(instances, config.benchmark.spec.filters, file=bench_file)
+    scaffolds = _scaffolds(config)
     trials = plan_trials(config.rollout, instances)
     store = RolloutStore(
         open_store(config.rollout.spec.storage, base_dir=config.base_dir),
         config.rollout.metadata.name,
     )
     documents = [
-        config.rollout.model_dump(mode="json", by_alias=True, exclude_none=True),
-        config.benchmark.model_dump(mode="json", by_alias=True, exclude_none=True),
+        r.model_dump(mode="json", by_alias=True, exclude_none=True)
+        for r in (config.rollout, config.benchmark, config.judge_panel)
+        if r is not None
     ]
-    if config.judge_panel is not None:
-        documents.append(
-            config.judge_panel.model_dump(mode="json", by_alias=True, exclude_none=True)
-        )
     store.write_specs(documents)
     store.write_instances(instances)
-    return Prepared(config=config, suite=suite, instances=instances, trials=trials, store=store)
-
-
-@asynccontextmanager
-async def _endpoints(prepared: Prepared) -> AsyncIterator[dict[str, Endpoint]]:
-    """Model endpoints, starting the scripted policy server when a model asks for it."""
-    models = {m.name: m.endpoint for m in prepared.config.rollout.spec.models}
-    if not any(e.base_url == SCRIPTED for e in models.values()):
-        yield models
-        return
-    cached = cache(lambda name: get_suite(name))
-    suites = {prepared.suite.name: prepared.suite}
-    key = InstanceAnswerKey(prepared.instances, lambda n: suites.get(n) or cached(n))
-    server = PolicyServer(PolicyServerConfig(answer_key=key, replay=_replay_source(prepared)))
-    url = await server.start()
-    log.info("scripted policy server (test double) listening on %s", url)
-    try:
-        yield {
-            name: e.model_copy(update={"base_url": url + ("/v1" if e.api == "openai" else "")})
-            if e.base_url == SCRIPTED
-            else e
-            for name, e in models.items()
-        }
-    finally:
-        await server.stop()
+    return Prepared(
+        config=config,
+        suite=suite,
+        instances=instances,
+        trials=trials,
+        store=store,
+        scaffolds=scaffolds,
+    )
 
 
 def _replay_source(prepared: Prepared) -> RecordedRuns | None:
@@ -110,23 +129,73 @@ def _replay_source(prepared: Prepared) -> RecordedRuns | None:
     return RecordedRuns(runs) if runs else None
 
 
+class _ProxyCalls:
+    """The engine's view of the proxy: trial URLs and the records of each trial."""
+
+    def __init__(self, proxy: RecordingProxy, sink: MemorySink) -> None:
+        self.proxy = proxy
+        self.sink = sink
+
+    def trial_base_url(self, trial_id: str, upstream: str) -> str:
+        return self.proxy.trial_base_url(trial_id, upstream)
+
+    def take(self, trial_id: str) -> list[dict[str, Any]]:
+        return self.sink.take(trial_id)
+
+
+@asynccontextmanager
+async def _services(prepared: Prepared) -> AsyncIterator[tuple[_ProxyCalls, dict[str, ModelTarget]]]:
+    """Start the scripted policy server (if used) and the recording proxy."""
+    models = prepared.config.rollout.spec.models
+    async with AsyncExitStack() as stack:
+        scripted_url = None
+        if any(m.endpoint.base_url == SCRIPTED for m in models):
+            cached = cache(get_suite)
+            suites = {prepared.suite.name: prepared.suite}
+            key = InstanceAnswerKey(prepared.instances, lambda n: suites.get(n) or cached(n))
+            server = PolicyServer(PolicyServerConfig(answer_key=key, replay=_replay_source(prepared)))
+            scripted_url = await server.start()
+            stack.push_async_callback(server.stop)
+            log.info("scripted policy server (test double) on %s", scripted_url)
+        upstreams: dict[str, Upstream] = {}
+        targets: dict[str, ModelTarget] = {}
+        secrets: list[str] = []
+        for m in models:
+            scripted = m.endpoint.base_url == SCRIPTED
+            key = None if scripted else resolve_api_key(m.endpoint.api_key)
+            if key:
+                secrets.append(key)
+            upstreams[m.name] = Upstream(
+                name=m.name,
+                base_url=scripted_url if scripted and scripted_url else m.endpoint.base_url,
+                api_key=key,
+                timeout_seconds=m.endpoint.limits.timeout_seconds,
+            )
+            targets[m.name] = ModelTarget(upstream=m.name, model=m.endpoint.model, api=_WIRE[m.endpoint.api])
+        sink = MemorySink()
+        proxy = RecordingProxy(ProxyConfig(upstreams=upstreams, sink=sink, secrets=secrets))
+        await proxy.start()
+        stack.push_async_callback(proxy.stop)
+        yield _ProxyCalls(proxy, sink), targets
+
+
 async def execute(prepared: Prepared, *, progress: Progress | None = None) -> RunSummary:
     """Run the prepared trials (skipping finished ones) and return the summary."""
-    async with _endpoints(prepared) as endpoints:
-        clients: dict[str, ModelClient] = build_clients(endpoints)
-        try:
-            engine = Engine(
-                store=prepared.store,
-                instances=prepared.instances,
-                suite_for=lambda name: prepared.suite
-                if name == prepared.suite.name
-                else get_suite(name),
-                clients=clients,
-                scaffolds=build_scaffolds(prepared.config.rollout.spec.scaffolds),
-                parallelism=prepared.config.rollout.spec.parallelism,
-                progress=progress,
-            )
-            return await engine.run(prepared.trials)
-        finally:
-            for client in clients.values():
-                await client.aclose()
+    cache_dir = default_cache_dir()
+    for scaffold in prepared.scaffolds.values():
+        await scaffold.install(cache_dir)
+    async with _services(prepared) as (calls, targets):
+        engine = Engine(
+            store=prepared.store,
+            instances=prepared.instances,
+            suite_for=lambda name: prepared.suite if name == prepared.suite.name else get_suite(name),
+            scaffolds=prepared.scaffolds,
+            timeouts={s.name: s.timeout_seconds for s in prepared.config.rollout.spec.scaffolds},
+            models=targets,
+            calls=calls,
+            work_root=Path(os.environ.get("ADHERE_WORK_DIR") or default_work_root()),
+            cache_dir=cache_dir,
+            parallelism=prepared.config.rollout.spec.parallelism,
+            progress=progress,
+        )
+        return await engine.run(prepared.trials)

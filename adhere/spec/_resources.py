@@ -179,6 +179,9 @@ class ScaffoldSpec(SpecModel):
 
     name: str
     options: dict[str, Any] = Field(default_factory=dict)
+    timeout_seconds: float = Field(
+        default=1800, gt=0, description="Wall-clock budget of one trial (all its turns)."
+    )
 
 
 class RolloutSpec(SpecModel):

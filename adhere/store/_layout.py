@@ -6,8 +6,10 @@
       rollout.yaml                 the Rollout, Benchmark (and JudgePanel) specs as run
       instances.jsonl              the resolved instances (one Instance a line)
       trials/<model>/<scaffold>/<instance>/r<repeat>/
-        calls.jsonl                raw model calls, one record a line (secrets never written)
-        trajectory.json            normalized Trajectory
+        calls.jsonl                raw model calls as the recording proxy saw them, one
+                                   record a line (secrets redacted before writing)
+        trajectory.json            normalized Trajectory with instruction-source tags
+        scaffold.json              the scaffold's per-turn exit codes, output tails, files
         verdicts.json              list of Verdict
         result.json                TrialResult — written last: its presence means "finished"
         attempt-<n>/               earlier failed attempts, moved aside before a retry
@@ -133,6 +135,15 @@ class RolloutStore:
         if not self.store.exists(key):
             return None
         return Trajectory.model_validate_json(self.store.read_bytes(key))
+
+    def write_json(self, trial: Trial, name: str, data: Any) -> None:
+        """Store another JSON artifact of a trial (e.g. ``scaffold.json``)."""
+        body = json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True).encode("utf-8")
+        self.store.write_bytes(self.trial_key(trial, name), body)
+
+    def read_json(self, trial: Trial, name: str) -> Any:
+        """Read a JSON artifact of a trial."""
+        return json.loads(self.store.read_bytes(self.trial_key(trial, name)))
 
     def write_verdicts(self, trial: Trial, verdicts: Sequence[Verdict]) -> None:
         """Store a trial's verdicts."""

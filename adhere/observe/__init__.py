@@ -1,0 +1,32 @@
+"""Observation: the recording proxy, trajectory normalization and instruction-source tagging.
+
+Every model call of a trial goes through the recording proxy (``/t/<trial>/<upstream>/…``),
+which records it once, redacted; the normalizer turns a trial's call log into a
+Trajectory, and the tagger labels which spans came from which instruction source.
+"""
+
+from adhere.observe._normalize import Truncation, normalize, thread_calls
+from adhere.observe._proxy import RecordingProxy, serve_proxy
+from adhere.observe._proxy_config import ProxyConfig, RecordSink, Upstream
+from adhere.observe._proxy_sinks import JsonlDirSink, MemorySink
+from adhere.observe._redact import redact
+from adhere.observe._tagging import DEFAULT_RULES, FileRule, find_text, sources_present, tag_sources
+
+__all__ = [
+    "DEFAULT_RULES",
+    "FileRule",
+    "JsonlDirSink",
+    "MemorySink",
+    "ProxyConfig",
+    "RecordSink",
+    "RecordingProxy",
+    "Truncation",
+    "Upstream",
+    "find_text",
+    "normalize",
+    "redact",
+    "serve_proxy",
+    "sources_present",
+    "tag_sources",
+    "thread_calls",
+]
