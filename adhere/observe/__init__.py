@@ -10,6 +10,7 @@ from adhere.observe._proxy import RecordingProxy, serve_proxy
 from adhere.observe._proxy_config import ProxyConfig, RecordSink, Upstream
 from adhere.observe._proxy_sinks import JsonlDirSink, MemorySink
 from adhere.observe._redact import redact
+from adhere.observe._show import render_trajectory
 from adhere.observe._tagging import DEFAULT_RULES, FileRule, find_text, sources_present, tag_sources
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "find_text",
     "normalize",
     "redact",
+    "render_trajectory",
     "serve_proxy",
     "sources_present",
     "tag_sources",

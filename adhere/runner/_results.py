@@ -7,7 +7,7 @@ from pathlib import Path
 
 from adhere.errors import SpecError
 from adhere.metrics import Report, ScoredTrial, build_report
-from adhere.spec import Instance
+from adhere.spec import Instance, Trial
 from adhere.store import RolloutStore, open_store
 from adhere.suites import get_suite
 
@@ -77,3 +77,29 @@ def open_rollout_dir(path: str | Path) -> RolloutStore:
             file=str(path),
         )
     return RolloutStore(open_store(str(p.parent)), p.name)
+
+
+def find_trial(store: RolloutStore, ref: str) -> Trial:
+    """A finished trial by id (or a unique id prefix) or by ``model/scaffold/instance[/rN]``."""
+    trials = [stored.result.trial for stored in store.iter_trials()]
+    parts = ref.strip("/").split("/")
+    if len(parts) >= 3:
+        model, scaffold, instance = parts[:3]
+        repeat = (
+            int(parts[3].lstrip("r")) if len(parts) > 3 and parts[3].lstrip("r").isdigit() else 0
+        )
+        matches = [
+            t
+            for t in trials
+            if (t.model, t.scaffold, t.instance, t.repeat) == (model, scaffold, instance, repeat)
+        ]
+    else:
+        matches = [t for t in trials if t.id.startswith(ref)]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise SpecError(
+            f"no finished trial {ref!r} in {store.uri}; give a trial id (or a unique prefix) "
+            "or model/scaffold/instance[/rN]"
+        )
+    raise SpecError(f"{len(matches)} trials match {ref!r}; give more of the id")
