@@ -155,7 +155,9 @@ class Engine:
                 else:
                     summary.failed += 1
                     if len(summary.errors) < 20:
-                        summary.errors.append(f"{trial.model}/{trial.scaffold}/{trial.instance}: {result.error}")
+                        summary.errors.append(
+                            f"{trial.model}/{trial.scaffold}/{trial.instance}: {result.error}"
+                        )
                 self.progress.finished(trial, result)
 
         workers = [asyncio.create_task(worker()) for _ in range(min(self.parallelism, len(todo)))]
@@ -168,7 +170,9 @@ class Engine:
             summary.seconds = time.monotonic() - started
         return summary
 
-    async def _drive(self, trial: Trial, instance: Instance) -> tuple[ScaffoldResult | None, dict[str, str], str | None]:
+    async def _drive(
+        self, trial: Trial, instance: Instance
+    ) -> tuple[ScaffoldResult | None, dict[str, str], str | None]:
         target = self.models[trial.model]
         try:
             async with trial_workspace(self.work_root, trial.id, instance) as (workdir, home):

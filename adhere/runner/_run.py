@@ -144,7 +144,9 @@ class _ProxyCalls:
 
 
 @asynccontextmanager
-async def _services(prepared: Prepared) -> AsyncIterator[tuple[_ProxyCalls, dict[str, ModelTarget]]]:
+async def _services(
+    prepared: Prepared,
+) -> AsyncIterator[tuple[_ProxyCalls, dict[str, ModelTarget]]]:
     """Start the scripted policy server (if used) and the recording proxy."""
     models = prepared.config.rollout.spec.models
     async with AsyncExitStack() as stack:
@@ -153,7 +155,9 @@ async def _services(prepared: Prepared) -> AsyncIterator[tuple[_ProxyCalls, dict
             cached = cache(get_suite)
             suites = {prepared.suite.name: prepared.suite}
             key = InstanceAnswerKey(prepared.instances, lambda n: suites.get(n) or cached(n))
-            server = PolicyServer(PolicyServerConfig(answer_key=key, replay=_replay_source(prepared)))
+            server = PolicyServer(
+                PolicyServerConfig(answer_key=key, replay=_replay_source(prepared))
+            )
             scripted_url = await server.start()
             stack.push_async_callback(server.stop)
             log.info("scripted policy server (test double) on %s", scripted_url)
@@ -171,7 +175,9 @@ async def _services(prepared: Prepared) -> AsyncIterator[tuple[_ProxyCalls, dict
                 api_key=key,
                 timeout_seconds=m.endpoint.limits.timeout_seconds,
             )
-            targets[m.name] = ModelTarget(upstream=m.name, model=m.endpoint.model, api=_WIRE[m.endpoint.api])
+            targets[m.name] = ModelTarget(
+                upstream=m.name, model=m.endpoint.model, api=_WIRE[m.endpoint.api]
+            )
         sink = MemorySink()
         proxy = RecordingProxy(ProxyConfig(upstreams=upstreams, sink=sink, secrets=secrets))
         await proxy.start()
@@ -188,7 +194,9 @@ async def execute(prepared: Prepared, *, progress: Progress | None = None) -> Ru
         engine = Engine(
             store=prepared.store,
             instances=prepared.instances,
-            suite_for=lambda name: prepared.suite if name == prepared.suite.name else get_suite(name),
+            suite_for=lambda name: prepared.suite
+            if name == prepared.suite.name
+            else get_suite(name),
             scaffolds=prepared.scaffolds,
             timeouts={s.name: s.timeout_seconds for s in prepared.config.rollout.spec.scaffolds},
             models=targets,

@@ -30,14 +30,18 @@ def write_files(root: Path, files: Mapping[str, str]) -> None:
     for rel, content in files.items():
         pure = PurePosixPath(rel)
         if pure.is_absolute() or ".." in pure.parts:
-            raise SpecError(f"workspace path {rel!r} escapes the workspace", field="workspace.files")
+            raise SpecError(
+                f"workspace path {rel!r} escapes the workspace", field="workspace.files"
+            )
         target = root.joinpath(*pure.parts)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")
 
 
 @asynccontextmanager
-async def trial_workspace(root: Path, trial_id: str, instance: Instance) -> AsyncIterator[tuple[Path, Path]]:
+async def trial_workspace(
+    root: Path, trial_id: str, instance: Instance
+) -> AsyncIterator[tuple[Path, Path]]:
     """Create ``<root>/<trial>/{work,home}`` with the instance's files; remove it afterwards."""
     if not instance.workspace.files and instance.workspace.image and not instance.workspace.path:
         raise SpecError(
@@ -59,7 +63,9 @@ async def trial_workspace(root: Path, trial_id: str, instance: Instance) -> Asyn
             shutil.rmtree(base, ignore_errors=True)
 
 
-def changed_files(before: Mapping[str, str], after: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
+def changed_files(
+    before: Mapping[str, str], after: Mapping[str, str]
+) -> tuple[dict[str, str], list[str]]:
     """Files created or modified by the trial, and files it deleted."""
     changed = {k: v for k, v in after.items() if before.get(k) != v}
     deleted = sorted(k for k in before if k not in after)

@@ -36,8 +36,7 @@ def claude_like_log():
             {
                 "type": "text",
                 "text": (
-                    f"<system-reminder>\nContents of /w/CLAUDE.md:\n{CLAUDE_MD}\n"
-                    "</system-reminder>"
+                    f"<system-reminder>\nContents of /w/CLAUDE.md:\n{CLAUDE_MD}\n</system-reminder>"
                 ),
             },
             {"type": "text", "text": QUERY},
