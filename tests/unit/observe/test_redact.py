@@ -133,3 +133,24 @@ def test_credential_fields_are_blanked_whatever_their_value():
 )
 def test_queries_lose_credential_parameters_and_secrets(query, expected):
     assert redact_query(query, ["my-known-secret-1"]) == expected
+
+
+def test_documents_without_secrets_come_back_as_equal_copies():
+    value = {"messages": [{"role": "user", "content": "a task-based plan, no secrets"}]}
+    out = redact(value, ["not-present-value"])
+    assert out == value and out is not value
+    assert out["messages"] is not value["messages"]
+
+
+def test_secrets_that_json_escapes_are_still_found_in_documents():
+    secret = 'quote"and\\slash-secret'
+    value = {"content": [f"before {secret} after"], "n": [1.5, None]}
+    assert redact(value, [secret]) == {"content": [f"before {REDACTED} after"], "n": [1.5, None]}
+
+
+def test_values_that_are_not_plain_json_are_walked_too():
+    value = {"when": object, 1: "key hunter2-secret", "t": ("hunter2-secret",)}
+    out = redact(value, ["hunter2-secret"])
+    assert out == {"when": object, 1: f"key {REDACTED}", "t": [REDACTED]}
+    assert redact("plain hunter2-secret", ["hunter2-secret"]) == f"plain {REDACTED}"
+    assert redact(42, ["hunter2-secret"]) == 42

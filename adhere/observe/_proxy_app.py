@@ -1,0 +1,263 @@
+"""The recording proxy's aiohttp application: route, forward, relay, record.
+
+Every request under ``/t/<trial-id>/<upstream>/<api-path>`` is forwarded to the
+upstream's base URL plus ``<api-path>`` and the query (less ``key=``), with the
+client's credentials replaced by the upstream's key. The answer is relayed as it
+arrives (chunk by chunk for streams) and, once the call is over, one record is
+built, redacted and handed to the sink. ``GET /healthz`` answers ``{"status": "ok"}``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+
+import aiohttp
+from aiohttp import web
+from multidict import CIMultiDict, CIMultiDictProxy
+
+from adhere.observe._proxy_apis import (
+    CLIENT_AUTH_HEADERS,
+    client_keys,
+    detect_api,
+    error_body,
+    upstream_auth,
+    wants_stream,
+)
+from adhere.observe._proxy_config import NAME_PATTERN, ProxyConfig, Upstream
+from adhere.observe._proxy_record import CallLog, parse_body
+from adhere.observe._reassemble_base import Api
+from adhere.observe._redact import Redactor
+
+__all__ = ["SESSION_KEY", "create_proxy_app"]
+
+logger = logging.getLogger(__name__)
+
+SESSION_KEY = web.AppKey("adhere_proxy_session", aiohttp.ClientSession)
+"""Where the application finds the upstream HTTP session (set by the proxy on start)."""
+
+_ROUTE = re.compile(r"^/t/([^/]*)/([^/]*)(/.*)?$")
+_MAX_BODY = 256 * 1024 * 1024
+_MAX_CLIENT_KEYS = 16
+_STOPPED = "cancelled: the proxy stopped before the call ended"
+_HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "trailers",
+        "transfer-encoding",
+        "upgrade",
+    }
+)
+# Never sent upstream: the client's credentials, and framing the proxy redoes (aiohttp
+# decompresses request bodies, and asks upstream for encodings it can decode itself).
+_DROP_UPSTREAM = _HOP_BY_HOP | CLIENT_AUTH_HEADERS
+_DROP_UPSTREAM |= {"host", "content-length", "content-encoding", "accept-encoding", "expect"}
+# Never sent back: framing that changes (bodies arrive decompressed) and what aiohttp adds.
+_DROP_DOWNSTREAM = _HOP_BY_HOP | {"content-length", "content-encoding", "date", "server"}
+
+
+def create_proxy_app(config: ProxyConfig) -> web.Application:
+    """The proxy's application; the caller puts a ``ClientSession`` under :data:`SESSION_KEY`."""
+    app = web.Application(client_max_size=_MAX_BODY)
+    forwarder = _Forwarder(config, lambda: app[SESSION_KEY])
+    app.router.add_route("*", "/{tail:.*}", forwarder.handle)
+    app.on_shutdown.append(forwarder.shutting_down)
+    return app
+
+
+class _Forwarder:
+    def __init__(self, config: ProxyConfig, session: Callable[[], aiohttp.ClientSession]) -> None:
+        self._config = config
+        self._session = session
+        self._seq: dict[str, int] = {}
+        self._secrets = [u.api_key for u in config.upstreams.values() if u.api_key]
+        self._secrets.extend(config.secrets)
+        # Credentials each trial's client sent, newest last: a dummy key seen in one
+        # call is redacted in the trial's later calls too (it may turn up in a body).
+        self._client_keys: dict[str, dict[str, None]] = {}
+        self._stopping = False
+
+    async def shutting_down(self, app: web.Application) -> None:
+        """Note that the proxy is stopping: connections closed now were closed by it."""
+        self._stopping = True
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        path = request.rel_url.raw_path
+        if path == "/healthz" and request.method == "GET":
+            return web.json_response({"status": "ok"})
+        match = _ROUTE.match(path)
+        api_path = (match.group(3) or "") if match else path
+        api = detect_api(api_path, request.headers, request.query)
+        if match is None or not api_path:
+            return _refuse(api, "expected a path /t/<trial-id>/<upstream>/<api-path>")
+        trial, name = match.group(1), match.group(2)
+        if not NAME_PATTERN.fullmatch(trial):
+            return _refuse(api, f"bad trial id {trial!r}: use letters, digits, '.', '_', '-'")
+        upstream = self._config.upstreams.get(name)
+        if upstream is None:
+            known = ", ".join(sorted(self._config.upstreams)) or "none"
+            return _refuse(api, f"unknown upstream {name!r} (known: {known})")
+        seq = self._seq.get(trial, 0)
+        self._seq[trial] = seq + 1
+        query = request.rel_url.raw_query_string
+        log = CallLog(seq, trial, name, api, request.method, api_path, query)
+        try:
+            return await self._forward(request, upstream, log)
+        except asyncio.CancelledError:
+            log.error = log.error or _STOPPED
+            raise
+        except BaseException as exc:
+            log.error = log.error or f"proxy failure: {_describe(exc)}"
+            raise
+        finally:
+            self._finish(log, request)
+
+    async def _forward(
+        self, request: web.Request, upstream: Upstream, log: CallLog
+    ) -> web.StreamResponse:
+        body = await request.read()
+        log.request = parse_body(body)
+        log.stream = wants_stream(log.api, log.path, log.request)
+        query = _strip_key(log.query)
+        url = upstream.base_url + log.path + (f"?{query}" if query else "")
+        headers = _outgoing_headers(request.headers, upstream_auth(log.api, upstream.api_key))
+        timeout = aiohttp.ClientTimeout(total=upstream.timeout_seconds)
+        response: web.StreamResponse | None = None
+        try:
+            async with self._session().request(
+                request.method,
+                url,
+                data=body or None,
+                headers=headers,
+                timeout=timeout,
+                allow_redirects=False,
+            ) as answer:
+                log.status = answer.status
+                log.content_type = answer.headers.get("Content-Type", "")
+                response = web.StreamResponse(
+                    status=answer.status,
+                    reason=answer.reason,
+                    headers=_incoming_headers(answer.headers),
+                )
+                if log.stream or "text/event-stream" in log.content_type:
+                    await _to_client(response.prepare(request))
+                    async for chunk in answer.content.iter_any():
+                        log.first_bytes()
+                        log.body.extend(chunk)
+                        await _to_client(response.write(chunk))
+                else:
+                    async for chunk in answer.content.iter_any():
+                        log.first_bytes()
+                        log.body.extend(chunk)
+                    response.content_length = len(log.body)
+                    await _to_client(response.prepare(request))
+                    await _to_client(response.write(bytes(log.body)))
+            await _to_client(response.write_eof())
+        except _ClientGone as gone:
+            log.error = _STOPPED if self._stopping else f"the client went away: {gone}"
+            return _failed(request, response, log, 499)
+        except TimeoutError:
+            log.error = f"upstream timed out after {upstream.timeout_seconds:g}s"
+            return _failed(request, response, log, 504)
+        except aiohttp.ClientError as exc:
+            what = "upstream unreachable" if log.status is None else "the upstream reply broke off"
+            log.error = f"{what}: {_describe(exc)}"
+            return _failed(request, response, log, 502)
+        log.finish()
+        return response
+
+    def _finish(self, log: CallLog, request: web.Request) -> None:
+        known = self._client_keys.setdefault(log.trial, {})
+        for key in client_keys(request.headers, request.query):
+            known.pop(key, None)
+            known[key] = None
+        while len(known) > _MAX_CLIENT_KEYS:
+            del known[next(iter(known))]
+        redactor = Redactor([*self._secrets, *known])
+        record = log.record(redactor)
+        logger.debug(
+            "trial %s call %d: %s %s -> %s in %.3fs%s",
+            log.trial,
+            log.seq,
+            log.method,
+            record["path"],
+            log.status,
+            record["duration_seconds"],
+            f" ({record['error']})" if record["error"] else "",
+        )
+        try:
+            self._config.sink.record(log.trial, record)
+        except Exception:
+            logger.exception("the record sink failed for trial %s call %d", log.trial, log.seq)
+
+
+class _ClientGone(Exception):
+    """Writing to the client failed: it closed the connection."""
+
+
+async def _to_client(step: Awaitable[object]) -> None:
+    try:
+        await step
+    except ConnectionError as exc:
+        raise _ClientGone(_describe(exc)) from None
+
+
+def _failed(
+    request: web.Request, response: web.StreamResponse | None, log: CallLog, status: int
+) -> web.StreamResponse:
+    """The client's answer when upstream failed: an API-shaped error, or a cut stream."""
+    log.finish()
+    if response is not None and response.prepared:
+        return _cut(request, response)
+    assert log.error is not None
+    return _refuse(log.api, log.error, status)
+
+
+def _cut(request: web.Request, response: web.StreamResponse) -> web.StreamResponse:
+    """End a relayed response without its terminator, so the client sees it broke off."""
+    if request.transport is not None:
+        request.transport.close()
+    return response
+
+
+def _refuse(api: Api, message: str, status: int = 404) -> web.Response:
+    return web.json_response(error_body(api, status, message), status=status)
+
+
+def _strip_key(query: str) -> str:
+    """The query without ``key=`` (the client's key; the real one travels in a header)."""
+    pairs = [pair for pair in query.split("&") if pair and pair.partition("=")[0] != "key"]
+    return "&".join(pairs)
+
+
+def _outgoing_headers(incoming: CIMultiDictProxy[str], auth: Mapping[str, str]) -> CIMultiDict[str]:
+    headers = CIMultiDict(_kept(incoming.items(), _DROP_UPSTREAM | _listed(incoming)))
+    headers.update(auth)
+    return headers
+
+
+def _incoming_headers(upstream: CIMultiDictProxy[str]) -> CIMultiDict[str]:
+    return CIMultiDict(_kept(upstream.items(), _DROP_DOWNSTREAM | _listed(upstream)))
+
+
+def _kept(items: Iterable[tuple[str, str]], dropped: frozenset[str]) -> list[tuple[str, str]]:
+    return [(name, value) for name, value in items if name.lower() not in dropped]
+
+
+def _listed(headers: CIMultiDictProxy[str]) -> frozenset[str]:
+    """Header names a ``Connection`` header marks as hop-by-hop."""
+    names = ",".join(headers.getall("Connection", []))
+    return frozenset(name.strip().lower() for name in names.split(",") if name.strip())
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

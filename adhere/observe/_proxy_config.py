@@ -1,0 +1,92 @@
+"""Settings of the recording proxy: the upstreams it forwards to and where records go."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+__all__ = ["NAME_PATTERN", "ProxyConfig", "RecordSink", "Upstream"]
+
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+"""Trial ids and upstream names: letters, digits, ``.``, ``_``, ``-``; not starting with ``.``."""
+
+_VERSION_SUFFIX = re.compile(r"/v1(?:beta|alpha)?$")
+
+
+class RecordSink(Protocol):
+    """Where the proxy puts its records: one call to :meth:`record` per model call."""
+
+    def record(self, trial_id: str, record: dict[str, Any]) -> None:
+        """Keep one call's record (already redacted) for a trial."""
+        ...
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """One API the proxy forwards to.
+
+    Attributes:
+        name: The name used in proxy paths (``/t/<trial>/<name>/…``).
+        base_url: API root without the API path, e.g. ``https://api.anthropic.com``
+            or ``http://127.0.0.1:8123``. Incoming paths already carry the API
+            version (``/v1/messages``, ``/v1beta/models/…``), so one trailing
+            ``/v1``, ``/v1beta`` or ``/v1alpha`` is dropped, as is a trailing ``/``:
+            ``https://api.openai.com/v1`` becomes ``https://api.openai.com``.
+        api_key: The real key, sent upstream in the header the call's API shape
+            expects (``x-api-key``, ``Authorization: Bearer`` or ``x-goog-api-key``);
+            ``None`` sends no key. Never shown in ``repr``, never recorded.
+        timeout_seconds: Limit on one whole call, from connecting to the end of the
+            response (streams included).
+    """
+
+    name: str
+    base_url: str
+    api_key: str | None = field(default=None, repr=False)
+    timeout_seconds: float = 600
+
+    def __post_init__(self) -> None:
+        if not NAME_PATTERN.fullmatch(self.name):
+            raise ValueError(
+                f"upstream name {self.name!r} must be letters, digits, '.', '_' or '-'"
+            )
+        if not self.base_url.startswith(("http://", "https://")):
+            raise ValueError(f"upstream {self.name!r}: base_url must be an http(s) URL")
+        if self.timeout_seconds <= 0:
+            raise ValueError(f"upstream {self.name!r}: timeout_seconds must be positive")
+        root = _VERSION_SUFFIX.sub("", self.base_url.rstrip("/"))
+        object.__setattr__(self, "base_url", root)
+
+
+@dataclass
+class ProxyConfig:
+    """Settings of the recording proxy.
+
+    Attributes:
+        upstreams: The upstreams by the name used in paths; each key must equal its
+            upstream's ``name``.
+        sink: Where records go (:class:`MemorySink`, :class:`JsonlDirSink` or any
+            :class:`RecordSink`).
+        secrets: Extra secret values redacted wherever they appear in records (the
+            upstreams' keys and the keys clients send are always redacted). Not
+            shown in ``repr``.
+        host: Interface to bind; loopback by default.
+        port: Port to bind; 0 picks a free one.
+        max_connections: Upper bound on open upstream connections (pooled and reused
+            across trials); calls beyond it wait for a free connection.
+    """
+
+    upstreams: Mapping[str, Upstream]
+    sink: RecordSink
+    secrets: Sequence[str] = field(default=(), repr=False)
+    host: str = "127.0.0.1"
+    port: int = 0
+    max_connections: int = 512
+
+    def __post_init__(self) -> None:
+        for name, upstream in self.upstreams.items():
+            if name != upstream.name:
+                raise ValueError(f"upstream registered as {name!r} is named {upstream.name!r}")
+        if self.max_connections < 1:
+            raise ValueError("max_connections must be at least 1")
