@@ -1,12 +1,15 @@
 """The scripted policy server: a TEST DOUBLE that stands in for model endpoints offline.
 
-It is a real HTTP server speaking OpenAI Chat Completions (``/v1/chat/completions``)
-and Anthropic Messages (``/v1/messages``), streaming or not, but its replies come from
-deterministic policies chosen by the request's ``model`` string, not from a model:
-``oracle`` (perfect answers from the suite's answer key), ``noisy:rate=R,seed=S``
-(seeded, order-independent wrong answers), ``replay`` (recorded replies) and
-``script:NAME`` (scripted turns from YAML). Every policy also takes the fault options
-``fail_first``, ``fail_status``, ``retry_after`` and ``delay``. See
+It is a real HTTP server speaking OpenAI Chat Completions (``/v1/chat/completions``),
+OpenAI Responses (``/v1/responses``), Anthropic Messages (``/v1/messages``) and Gemini
+(``/v1beta/models/{model}:generateContent`` and ``:streamGenerateContent``), streaming
+or not, but its replies come from deterministic policies chosen by the request's
+``model`` string, not from a model: ``oracle`` (perfect answers from the suite's answer
+key), ``noisy:rate=R,seed=S`` (seeded, order-independent wrong answers), ``replay``
+(recorded replies), ``script:NAME`` (scripted turns from YAML) and
+``agent:BEHAVIOUR[,FLAG…]`` (drives a real agent CLI through a tool loop with the tools
+it offers, optionally with deliberate violations). Every policy also takes the fault
+options ``fail_first``, ``fail_status``, ``retry_after`` and ``delay``. See
 ``docs/policy-server.md``.
 """
 

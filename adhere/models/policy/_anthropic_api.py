@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any
 
 from adhere.models._sse import encode_sse
 from adhere.models._wire import join_text
 from adhere.models._wirejson import WireFormatError, as_bool, as_int, as_list, as_object, as_str
-from adhere.models.policy._codec import DecodedRequest, Outgoing, fragments, require, text_pieces
+from adhere.models.policy._codec import (
+    DecodedRequest,
+    Outgoing,
+    Target,
+    fragments,
+    require,
+    text_pieces,
+)
+from adhere.models.policy._types import ApiName
 from adhere.spec._chat import ChatMessage, ToolCall, ToolSpec
 
 __all__ = ["AnthropicCodec"]
@@ -30,9 +38,9 @@ _SIGNATURE = "adhere-scripted"
 class AnthropicCodec:
     """Messages as the scripted policy server speaks it."""
 
-    api: Literal["openai", "anthropic"] = "anthropic"
+    api: ApiName = "anthropic"
 
-    def decode(self, body: dict[str, Any]) -> DecodedRequest:
+    def decode(self, body: dict[str, Any], target: Target | None = None) -> DecodedRequest:
         """Decode a ``/v1/messages`` body."""
         model = as_str(require(body, "model", ""), "model")
         if as_int(require(body, "max_tokens", ""), "max_tokens") < 1:
@@ -40,6 +48,7 @@ class AnthropicCodec:
         raw_messages = as_list(require(body, "messages", ""), "messages")
         if not raw_messages:
             raise WireFormatError("at least one message is required", "messages")
+        system = [_text_blocks(body.get("system"), "system")]
         messages: list[ChatMessage] = []
         for index, raw in enumerate(raw_messages):
             where = f"messages[{index}]"
@@ -50,15 +59,18 @@ class AnthropicCodec:
                 messages.extend(_user(content, f"{where}.content"))
             elif role == "assistant":
                 messages.append(_assistant(content, f"{where}.content"))
+            elif role == "system":
+                # Mid-conversation system messages (a beta Claude Code uses) join the
+                # system text, as developer messages do on the OpenAI side.
+                system.append(_text_blocks(content, f"{where}.content"))
             else:
                 raise WireFormatError(
-                    f"unsupported role {role!r} (expected user or assistant; the system "
-                    "prompt goes in the top-level 'system' field)",
+                    f"unsupported role {role!r} (expected user, assistant or system)",
                     f"{where}.role",
                 )
         return DecodedRequest(
             model=model,
-            system=_text_blocks(body.get("system"), "system"),
+            system=join_text(system),
             messages=tuple(messages),
             tools=_tools(body.get("tools")),
             stream=as_bool(body.get("stream", False), "stream"),

@@ -2,7 +2,9 @@
 
 Routes (each also served under a ``/t/<trial>/`` prefix, which is stripped and
 counted per trial): ``POST /v1/chat/completions``, ``POST /v1/messages``,
-``GET /v1/models``, ``GET /healthz``, ``GET /_adhere/stats``.
+``POST /v1/responses``, ``POST /v1beta/models/{model}:generateContent`` and
+``:streamGenerateContent``, ``GET /v1/models``, ``GET /healthz``,
+``GET /_adhere/stats``.
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
-import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +23,8 @@ from adhere.errors import UnknownConversation
 from adhere.models._wirejson import WireFormatError, parse_json_object
 from adhere.models.policy._anthropic_api import AnthropicCodec
 from adhere.models.policy._builtin import default_registry
-from adhere.models.policy._codec import ApiCodec, DecodedRequest, Outgoing, reply_usage
+from adhere.models.policy._codec import ApiCodec, DecodedRequest, Outgoing, Target, reply_usage
+from adhere.models.policy._gemini_api import GeminiCodec
 from adhere.models.policy._model_string import (
     ModelString,
     ModelStringError,
@@ -31,6 +33,8 @@ from adhere.models.policy._model_string import (
 )
 from adhere.models.policy._openai_api import OpenAICodec
 from adhere.models.policy._registry import PolicyContext, PolicyRegistry
+from adhere.models.policy._responses_api import ResponsesCodec
+from adhere.models.policy._routing import resolve
 from adhere.models.policy._scripts import ScriptStep
 from adhere.models.policy._stats import ServerStats
 from adhere.models.policy._types import AnswerKey, Conversation, Policy, ReplaySource, Reply
@@ -40,7 +44,6 @@ __all__ = ["STATS_KEY", "PolicyServerConfig", "create_app"]
 logger = logging.getLogger(__name__)
 
 STATS_KEY = web.AppKey("adhere_policy_stats", ServerStats)
-_PREFIX = re.compile(r"^/t/([^/]+)(/.*)$")
 _MAX_BODY = 64 * 1024 * 1024
 
 
@@ -54,7 +57,8 @@ class PolicyServerConfig:
         replay: Recorded replies for ``replay``; without one it answers 404.
         scripts: Scripts for ``script:NAME``, by name (see :func:`load_scripts`).
         require_api_key: When set, chat and model-list requests must carry this key as
-            ``Authorization: Bearer`` or ``x-api-key``, or get 401. Kept out of ``repr``.
+            ``Authorization: Bearer``, ``x-api-key``, ``x-goog-api-key`` or the query
+            parameter ``key``, or get 401. Kept out of ``repr``.
         registry: Policies by name; defaults to the built-ins.
     """
 
@@ -99,32 +103,24 @@ class _Service:
         self.stats = ServerStats()
         self._policies: dict[str, tuple[ModelString, Policy]] = {}
         self._attempts: dict[tuple[str, str, str], int] = {}
-        self._openai = OpenAICodec()
-        self._anthropic = AnthropicCodec()
-        self._routes: dict[str, tuple[str, ApiCodec | None]] = {
-            "/v1/chat/completions": ("POST", self._openai),
-            "/v1/messages": ("POST", self._anthropic),
-            "/v1/models": ("GET", None),
-            "/healthz": ("GET", None),
-            "/_adhere/stats": ("GET", None),
+        self._codecs: dict[str, ApiCodec] = {
+            codec.api: codec
+            for codec in (OpenAICodec(), AnthropicCodec(), ResponsesCodec(), GeminiCodec())
         }
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
-        match = _PREFIX.match(request.path)
-        trial, path = (match.group(1), match.group(2)) if match else (None, request.path)
-        codec: ApiCodec = self._anthropic if path.endswith("/messages") else self._openai
-        route = self._routes.get(path)
-        if route is None:
-            return _error(codec, _Reject(404, f"no route {request.method} {path}"))
-        method, chat = route
-        if request.method != method:
-            reject = _Reject(405, f"{path} takes {method}", headers={"Allow": method})
-            return _error(codec, reject)
-        if chat is not None:
-            return await self._chat(request, chat, trial)
-        if path == "/healthz":
+        route = resolve(request.rel_url.raw_path, dict(request.query))
+        codec = self._codecs[route.api]
+        if route.kind == "none":
+            return _error(codec, _Reject(404, f"no route {request.method} {route.path}"))
+        if request.method != route.method:
+            allow = {"Allow": route.method}
+            return _error(codec, _Reject(405, f"{route.path} takes {route.method}", headers=allow))
+        if route.kind == "chat":
+            return await self._chat(request, codec, route.trial, route.target)
+        if route.kind == "health":
             return web.json_response({"status": "ok"})
-        if path == "/_adhere/stats":
+        if route.kind == "stats":
             return web.json_response(self.stats.snapshot())
         try:
             self._authorize(request)
@@ -133,7 +129,7 @@ class _Service:
         return web.json_response(self._models())
 
     async def _chat(
-        self, request: web.Request, codec: ApiCodec, trial: str | None
+        self, request: web.Request, codec: ApiCodec, trial: str | None, target: Target
     ) -> web.StreamResponse:
         self.stats.begin(codec.api, trial)
         model: str | None = None
@@ -142,9 +138,11 @@ class _Service:
             try:
                 self._authorize(request)
                 body = _parse_body(await request.read())
-                if isinstance(body.get("model"), str):
+                if target.model:
+                    model = target.model
+                elif isinstance(body.get("model"), str):
                     model = body["model"]
-                decoded = _decode(codec, body)
+                decoded = _decode(codec, body, target)
                 response = await self._answer(request, codec, decoded, trial)
             except _Reject as reject:
                 response = _error(codec, reject)
@@ -174,6 +172,7 @@ class _Service:
             ident=conversation.digest[:24],
             created=int(time.time()),
             usage=reply_usage(decoded, reply),
+            request=decoded,
         )
         return await self._send(request, codec, decoded, outgoing)
 
@@ -181,12 +180,18 @@ class _Service:
         expected = self.config.require_api_key
         if expected is None:
             return
-        given = request.headers.get("x-api-key")
+        given = request.headers.get("x-api-key") or request.headers.get("x-goog-api-key")
         bearer = request.headers.get("Authorization", "")
-        if given is None and bearer[:7].lower() == "bearer ":
+        if not given and bearer[:7].lower() == "bearer ":
             given = bearer[7:].strip()
         if not given:
-            raise _Reject(401, "missing API key (send 'Authorization: Bearer …' or 'x-api-key')")
+            given = request.query.get("key")
+        if not given:
+            raise _Reject(
+                401,
+                "missing API key (send 'Authorization: Bearer …', 'x-api-key', "
+                "'x-goog-api-key' or '?key=')",
+            )
         if not hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8")):
             raise _Reject(401, "invalid API key")
 
@@ -285,9 +290,9 @@ def _parse_body(raw: bytes) -> dict[str, Any]:
         raise _Reject(400, str(exc)) from None
 
 
-def _decode(codec: ApiCodec, body: dict[str, Any]) -> DecodedRequest:
+def _decode(codec: ApiCodec, body: dict[str, Any], target: Target) -> DecodedRequest:
     try:
-        return codec.decode(body)
+        return codec.decode(body, target)
     except WireFormatError as exc:
         raise _Reject(400, str(exc), exc.field or None) from None
 

@@ -1,4 +1,4 @@
-"""The built-in policies: ``oracle``, ``noisy``, ``replay`` and ``script``.
+"""The built-in policies: ``oracle``, ``noisy``, ``replay``, ``script`` and ``agent``.
 
 ``oracle``
     Asks the answer key for the perfect reply: ``answer_key.answer(conv, wrong)``
@@ -13,6 +13,9 @@
     The reply the replay source recorded for this conversation.
 ``script:NAME``
     Plays the script ``NAME`` (see :mod:`adhere.models.policy._scripts`).
+``agent:BEHAVIOUR[,FLAG…][,key=value…]``
+    Drives an agent CLI through a loop with the tools it offers (see
+    :mod:`adhere.models.policy._agent`).
 
 Policies that lack what they need (no answer key, no replay source, no such script)
 are reported as not found.
@@ -24,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from adhere.errors import UnknownConversation
+from adhere.models.policy._agent import make_agent
 from adhere.models.policy._model_string import PolicyNotFound, PolicyOptions
 from adhere.models.policy._registry import PolicyContext, PolicyRegistry
 from adhere.models.policy._scripts import ScriptPolicy
@@ -175,4 +179,5 @@ def default_registry() -> PolicyRegistry:
     registry.register("noisy", _noisy)
     registry.register("replay", _replay)
     registry.register("script", _script)
+    registry.register("agent", make_agent)
     return registry

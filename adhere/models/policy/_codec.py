@@ -6,16 +6,17 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from adhere.models._wirejson import WireFormatError
-from adhere.models.policy._types import Reply
+from adhere.models.policy._types import ApiName, Reply
 from adhere.spec._chat import ChatMessage, ToolSpec, Usage
 
 __all__ = [
     "ApiCodec",
     "DecodedRequest",
     "Outgoing",
+    "Target",
     "count_tokens",
     "fragments",
     "reply_usage",
@@ -25,8 +26,28 @@ __all__ = [
 
 
 @dataclass(frozen=True)
+class Target:
+    """What a request's URL says besides the route (Gemini names model and streaming there).
+
+    Attributes:
+        model: The model named in the path (URL-decoded), or empty.
+        stream: Whether the path asks for a stream (``:streamGenerateContent``).
+        sse: Whether that stream is server-sent events (``?alt=sse``) rather than one
+            JSON array of chunks.
+    """
+
+    model: str = ""
+    stream: bool = False
+    sse: bool = False
+
+
+@dataclass(frozen=True)
 class DecodedRequest:
-    """A chat request in neutral terms."""
+    """A chat request in neutral terms.
+
+    ``stream_as_array`` marks a stream asked for without server-sent events (Gemini's
+    ``streamGenerateContent`` without ``alt=sse``): the chunks go out as one JSON array.
+    """
 
     model: str
     system: str
@@ -34,30 +55,36 @@ class DecodedRequest:
     tools: tuple[ToolSpec, ...]
     stream: bool
     include_usage: bool = False
+    stream_as_array: bool = False
 
 
 @dataclass(frozen=True)
 class Outgoing:
-    """A reply ready to encode: what to say, for whom, and its token counts."""
+    """A reply ready to encode: what to say, for whom, and its token counts.
+
+    ``request`` is the decoded request being answered, when the codec needs it (the
+    Responses API tells free-form tools apart by the tools offered).
+    """
 
     reply: Reply
     model: str
     ident: str
     created: int
     usage: Usage
+    request: DecodedRequest | None = None
 
 
 class ApiCodec(Protocol):
     """One API's request decoding and reply/error encoding."""
 
-    api: Literal["openai", "anthropic"]
+    api: ApiName
 
-    def decode(self, body: dict[str, Any]) -> DecodedRequest:
+    def decode(self, body: dict[str, Any], target: Target | None = None) -> DecodedRequest:
         """Decode a request body (raises ``WireFormatError`` naming the field)."""
         ...
 
-    def reply_body(self, out: Outgoing) -> dict[str, Any]:
-        """The non-streaming reply document."""
+    def reply_body(self, out: Outgoing) -> Any:
+        """The non-streaming reply document (any JSON value)."""
         ...
 
     def reply_events(self, out: Outgoing, include_usage: bool) -> Iterator[bytes]:

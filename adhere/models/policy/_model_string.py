@@ -1,7 +1,8 @@
 """Parsing the ``model`` string that selects a policy: ``NAME`` or ``NAME:key=value,…``.
 
-A bare first item is short for ``name=…`` (``script:hello`` is ``script:name=hello``).
-The generic fault options (``fail_first``, ``fail_status``, ``retry_after``, ``delay``)
+A bare first item is short for ``name=…`` (``script:hello`` is ``script:name=hello``);
+later bare items are flags (``agent:edit,emoji``), which only policies that read
+them accept. The generic fault options (``fail_first``, ``fail_status``, ``retry_after``, ``delay``)
 are accepted by every policy and removed before the policy sees its options.
 """
 
@@ -26,6 +27,7 @@ __all__ = [
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
 _KEY = re.compile(r"[a-z][a-z0-9_]*")
+_FLAG = re.compile(r"[a-z][a-z0-9_-]*")
 _GENERIC = ("fail_first", "fail_status", "retry_after", "delay")
 
 
@@ -69,12 +71,14 @@ class ModelString:
         policy: Policy name.
         options: The policy's own options (bare first item stored as ``name``).
         faults: The generic fault options.
+        flags: Bare items after the first, e.g. ``emoji`` in ``agent:edit,emoji``.
     """
 
     text: str
     policy: str
     options: Mapping[str, str]
     faults: Faults
+    flags: frozenset[str] = frozenset()
 
 
 def parse_model_string(text: str) -> ModelString:
@@ -93,14 +97,23 @@ def parse_model_string(text: str) -> ModelString:
             "'_', '.' or '-' (form: NAME or NAME:key=value,...)"
         )
     options: dict[str, str] = {}
+    flags: set[str] = set()
     if colon:
         if not rest:
             raise ModelStringError(f"nothing after ':' in {text!r}")
         for position, item in enumerate(rest.split(",")):
             key, equals, value = item.partition("=")
+            if not equals and position > 0:
+                if not _FLAG.fullmatch(item):
+                    raise ModelStringError(
+                        f"option {item!r} in {text!r} must be key=value or a flag "
+                        "(lower-case letters, digits, '_', '-')"
+                    )
+                if item in flags:
+                    raise ModelStringError(f"flag {item!r} is given twice in {text!r}")
+                flags.add(item)
+                continue
             if not equals:
-                if position > 0:
-                    raise ModelStringError(f"option {item!r} in {text!r} must be key=value")
                 key, value = "name", item
             if not _KEY.fullmatch(key):
                 raise ModelStringError(
@@ -118,7 +131,7 @@ def parse_model_string(text: str) -> ModelString:
         retry_after=generic.number("retry_after", 0.0, minimum=0.0),
         delay=generic.number("delay", 0.0, minimum=0.0, maximum=600.0),
     )
-    return ModelString(text, name, MappingProxyType(options), faults)
+    return ModelString(text, name, MappingProxyType(options), faults, frozenset(flags))
 
 
 class PolicyOptions:
@@ -128,10 +141,14 @@ class PolicyOptions:
     and make the model string invalid (see :meth:`check_all_read`).
     """
 
-    def __init__(self, policy: str, values: Mapping[str, str]) -> None:
+    def __init__(
+        self, policy: str, values: Mapping[str, str], flags: frozenset[str] = frozenset()
+    ) -> None:
         self.policy = policy
         self._values = dict(values)
+        self._flags = flags
         self._read: set[str] = set()
+        self._flags_read: set[str] = set()
 
     @property
     def values(self) -> Mapping[str, str]:
@@ -188,8 +205,21 @@ class PolicyOptions:
         self._check_range(key, raw, value, minimum, maximum)
         return value
 
+    def flag(self, name: str) -> bool:
+        """Whether the bare flag ``name`` was given (asking marks it as accepted)."""
+        self._flags_read.add(name)
+        return name in self._flags
+
     def check_all_read(self) -> None:
-        """Raise :class:`ModelStringError` naming options no getter asked for."""
+        """Raise :class:`ModelStringError` naming options and flags no getter asked for."""
+        stray = sorted(self._flags - self._flags_read)
+        if stray:
+            accepted = ", ".join(sorted(self._flags_read)) or "none"
+            names = ", ".join(repr(flag) for flag in stray)
+            raise ModelStringError(
+                f"unknown flag {names} for policy {self.policy!r} (accepted flags: {accepted}; "
+                "options are written key=value)"
+            )
         unknown = sorted(set(self._values) - self._read)
         if unknown:
             accepted = ", ".join(sorted(self._read)) or "none"

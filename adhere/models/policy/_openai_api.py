@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any
 
 from adhere.models._openai_wire import read_openai_content
 from adhere.models._sse import encode_sse
@@ -18,10 +18,18 @@ from adhere.models._wirejson import (
     as_str,
     decode_arguments,
 )
-from adhere.models.policy._codec import DecodedRequest, Outgoing, fragments, require, text_pieces
+from adhere.models.policy._codec import (
+    DecodedRequest,
+    Outgoing,
+    Target,
+    fragments,
+    require,
+    text_pieces,
+)
+from adhere.models.policy._types import ApiName
 from adhere.spec._chat import ChatMessage, ToolCall, ToolSpec, Usage
 
-__all__ = ["OpenAICodec"]
+__all__ = ["OpenAICodec", "openai_error"]
 
 _ERROR_TYPES = {
     400: ("invalid_request_error", None),
@@ -35,9 +43,9 @@ _ERROR_TYPES = {
 class OpenAICodec:
     """Chat Completions as the scripted policy server speaks it."""
 
-    api: Literal["openai", "anthropic"] = "openai"
+    api: ApiName = "openai"
 
-    def decode(self, body: dict[str, Any]) -> DecodedRequest:
+    def decode(self, body: dict[str, Any], target: Target | None = None) -> DecodedRequest:
         """Decode a ``/v1/chat/completions`` body."""
         model = as_str(require(body, "model", ""), "model")
         raw_messages = as_list(require(body, "messages", ""), "messages")
@@ -144,10 +152,7 @@ class OpenAICodec:
 
     def error_body(self, status: int, message: str, param: str | None = None) -> dict[str, Any]:
         """``{"error": {"message", "type", "param", "code"}}``."""
-        kind, code = _ERROR_TYPES.get(
-            status, ("server_error", None) if status >= 500 else ("invalid_request_error", None)
-        )
-        return {"error": {"message": message, "type": kind, "param": param, "code": code}}
+        return openai_error(status, message, param)
 
     @staticmethod
     def _head(out: Outgoing, kind: str) -> dict[str, Any]:
@@ -158,6 +163,14 @@ class OpenAICodec:
             "model": out.model,
             "system_fingerprint": "adhere-scripted",
         }
+
+
+def openai_error(status: int, message: str, param: str | None = None) -> dict[str, Any]:
+    """OpenAI's error document (Chat Completions and Responses share it)."""
+    kind, code = _ERROR_TYPES.get(
+        status, ("server_error", None) if status >= 500 else ("invalid_request_error", None)
+    )
+    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
 
 
 def _message(role: str, item: dict[str, Any], where: str) -> ChatMessage:

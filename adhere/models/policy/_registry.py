@@ -75,7 +75,7 @@ class PolicyRegistry:
         if factory is None:
             known = ", ".join(self.names()) or "none"
             raise PolicyNotFound(f"unknown policy {model.policy!r} (known: {known})")
-        options = PolicyOptions(model.policy, model.options)
+        options = PolicyOptions(model.policy, model.options, model.flags)
         policy = factory(options, context)
         options.check_all_read()
         return policy

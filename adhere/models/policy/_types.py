@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
@@ -10,15 +11,40 @@ from typing import Literal, Protocol
 from adhere.spec._chat import ChatMessage, ToolCall, ToolSpec, conversation_digest
 
 __all__ = [
+    "FREEFORM_KEY",
     "AnswerKey",
+    "ApiName",
     "Conversation",
     "Policy",
     "ReplaySource",
     "Reply",
     "WrongFn",
     "call_id",
+    "freeform_input",
+    "is_freeform",
     "unit_hash",
 ]
+
+ApiName = Literal["openai", "anthropic", "responses", "gemini"]
+"""The API a request came through: Chat Completions, Messages, Responses or Gemini."""
+
+FREEFORM_KEY = "x-adhere-freeform"
+"""Marks a free-form tool's schema (the Responses API's ``custom`` tools, e.g. Codex's
+``apply_patch``): the tool takes one string, carried as the argument ``input``; the
+key's value is the tool's ``format`` (or ``{"type": "text"}``)."""
+
+
+def is_freeform(tool: ToolSpec) -> bool:
+    """Whether ``tool`` is a free-form (custom) tool taking one string."""
+    return FREEFORM_KEY in tool.parameters
+
+
+def freeform_input(call: ToolCall) -> str:
+    """The string a call to a free-form tool carries (``input``, else the arguments' JSON)."""
+    value = call.arguments.get("input")
+    if isinstance(value, str) and len(call.arguments) == 1:
+        return value
+    return json.dumps(call.arguments, ensure_ascii=False)
 
 
 @dataclass(frozen=True)
@@ -41,7 +67,7 @@ class Conversation:
     system: str
     messages: tuple[ChatMessage, ...]
     tools: tuple[ToolSpec, ...] = ()
-    api: Literal["openai", "anthropic"] = "openai"
+    api: ApiName = "openai"
 
     @property
     def digest(self) -> str:

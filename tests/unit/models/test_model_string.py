@@ -40,7 +40,8 @@ def test_bare_first_item_is_the_name_option():
         ("", "empty"),
         ("9lives", "policy name"),
         ("oracle:", "nothing after"),
-        ("noisy:rate=0.2,seed", "must be key=value"),
+        ("noisy:rate=0.2,Seed", "must be key=value or a flag"),
+        ("agent:edit,emoji,emoji", "flag 'emoji' is given twice"),
         ("noisy:Rate=0.2", "option name"),
         ("noisy:rate=", "empty value"),
         ("noisy:rate=0.1,rate=0.2", "given twice"),
@@ -87,6 +88,7 @@ def test_builtins_build():
         ("noisy:rate=1.5", ModelStringError, "at most 1"),
         ("noisy:rate=0.1,sede=3", ModelStringError, "unknown option 'sede'"),
         ("script", ModelStringError, "needs option 'name'"),
+        ("noisy:rate=0.2,seed", ModelStringError, "unknown flag 'seed' for policy 'noisy'"),
     ],
 )
 def test_selection_errors(text, error, fragment):

@@ -260,7 +260,7 @@ def test_malformed_replies_name_the_field(wire, document, field):
         ),
         (
             AnthropicCodec(),
-            {"model": "m", "max_tokens": 5, "messages": [{"role": "system", "content": "x"}]},
+            {"model": "m", "max_tokens": 5, "messages": [{"role": "robot", "content": "x"}]},
             "messages[0].role",
         ),
         (
