@@ -45,6 +45,9 @@ class ModelTarget:
     upstream: str
     model: str
     api: WireApi
+    stream: bool = False
+    max_tokens: int | None = None
+    temperature: float | None = None
 
 
 def _now() -> str:
@@ -185,6 +188,9 @@ class Engine:
                         base_url=self.calls.trial_base_url(trial.id, target.upstream),
                         model=target.model,
                         api=target.api,
+                        stream=target.stream,
+                        max_tokens=target.max_tokens,
+                        temperature=target.temperature,
                     ),
                     timeout_seconds=self.timeouts[trial.scaffold],
                     cache_dir=self.cache_dir,

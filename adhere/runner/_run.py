@@ -176,7 +176,12 @@ async def _services(
                 timeout_seconds=m.endpoint.limits.timeout_seconds,
             )
             targets[m.name] = ModelTarget(
-                upstream=m.name, model=m.endpoint.model, api=_WIRE[m.endpoint.api]
+                upstream=m.name,
+                model=m.endpoint.model,
+                api=_WIRE[m.endpoint.api],
+                stream=m.endpoint.stream,
+                max_tokens=m.endpoint.max_tokens,
+                temperature=m.endpoint.temperature,
             )
         sink = MemorySink()
         proxy = RecordingProxy(ProxyConfig(upstreams=upstreams, sink=sink, secrets=secrets))

@@ -1,5 +1,41 @@
-"""Scaffolds: how a model is driven through an instance (``chat`` for now)."""
+"""Scaffolds: how a model is driven through an instance.
 
-from adhere.scaffolds._registry import Scaffold, get_scaffold, scaffold, scaffold_names
+A scaffold receives a :class:`TrialContext` (instance, work directory, throwaway
+HOME, proxy endpoint, time budget, CLI cache) and returns a :class:`ScaffoldResult`
+(per-turn outcomes, final reply, final workspace). Built-ins, by name:
 
-__all__ = ["Scaffold", "get_scaffold", "scaffold", "scaffold_names"]
+* ``chat`` — plain multi-turn chat through the model client, no tools;
+* ``reference`` — a small tool-using agent loop in Python (no Node needed);
+* ``claude-code``, ``kilo``, ``droid``, ``codex``, ``qwen-code``, ``gemini-cli`` —
+  the real agent CLIs, pinned, installed from npm into a cache outside the
+  repository (``python -m adhere.scaffolds.install --all``) and run headless.
+
+See ``docs/scaffolds.md``.
+"""
+
+from adhere.scaffolds._install import CACHE_ENV, InstallError, default_cache_dir
+from adhere.scaffolds._registry import get_scaffold, installable, scaffold, scaffold_names
+from adhere.scaffolds._types import (
+    ProxyEndpoint,
+    Scaffold,
+    ScaffoldResult,
+    TrialContext,
+    TurnOutcome,
+    WireApi,
+)
+
+__all__ = [
+    "CACHE_ENV",
+    "InstallError",
+    "ProxyEndpoint",
+    "Scaffold",
+    "ScaffoldResult",
+    "TrialContext",
+    "TurnOutcome",
+    "WireApi",
+    "default_cache_dir",
+    "get_scaffold",
+    "installable",
+    "scaffold",
+    "scaffold_names",
+]

@@ -34,12 +34,21 @@ class ProxyEndpoint:
             ``reference``) use it to pick their client; CLI scaffolds speak a fixed
             shape and the runner checks the upstream supports it.
         api_key: A dummy key for the scaffold's configuration; never a real secret.
+        stream: In-process scaffolds use the streaming form of the API (the model's
+            ``stream`` setting); CLI scaffolds choose for themselves.
+        max_tokens: In-process scaffolds' output cap per reply; ``None`` takes the
+            client's default. CLIs use their own.
+        temperature: In-process scaffolds' sampling temperature; ``None`` takes the
+            client's default. CLIs use their own.
     """
 
     base_url: str
     model: str
     api: WireApi = "openai-chat"
     api_key: str = "sk-adhere-dummy"
+    stream: bool = False
+    max_tokens: int | None = None
+    temperature: float | None = None
 
 
 @dataclass(frozen=True)
@@ -67,13 +76,24 @@ class TrialContext:
 
 @dataclass(frozen=True)
 class TurnOutcome:
-    """One headless invocation of a scaffold (one user turn)."""
+    """One headless invocation of a scaffold (one user turn).
+
+    Attributes:
+        exit_code: The process's exit status; ``None`` when it was killed on timeout
+            or never started (in-process scaffolds report 0 for a finished turn).
+        stdout_tail: The end of its stdout.
+        stderr_tail: The end of its stderr (or why the turn did not run).
+        timed_out: The trial's time budget ran out during or before this turn.
+        seconds: Wall time of the turn.
+        final_text: The turn's last reply text, as the scaffold reported it.
+    """
 
     exit_code: int | None
     stdout_tail: str = ""
     stderr_tail: str = ""
     timed_out: bool = False
     seconds: float = 0.0
+    final_text: str = ""
 
 
 @dataclass(frozen=True)
