@@ -176,9 +176,7 @@ def _openai_chat(
             continue
         if m.get("role") in ("system", "developer"):
             if messages:  # a mid-conversation system message stays where it was
-                messages.append(
-                    ChatMessage(role="user", content=_text(m.get("content")), name="system")
-                )
+                messages.append(ChatMessage(role="system", content=_text(m.get("content"))))
             else:
                 system_parts.append(_text(m.get("content")))
             continue
@@ -234,7 +232,7 @@ def _responses_items(items: Iterable[Any], system_parts: list[str]) -> list[Chat
             text = _text(item.get("content"))
             if role in ("system", "developer"):
                 if out:
-                    out.append(ChatMessage(role="user", content=text, name=str(role)))
+                    out.append(ChatMessage(role="system", content=text, name=str(role)))
                 else:
                     system_parts.append(text)
             elif role in ("user", "assistant"):

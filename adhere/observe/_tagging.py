@@ -66,7 +66,9 @@ def find_text(haystack: str, needle: str) -> tuple[int, int] | None:
 def _texts(trajectory: Trajectory) -> Iterator[tuple[int, str]]:
     yield SYSTEM_INDEX, trajectory.system
     for index, message in enumerate(trajectory.messages):
-        if message.role in ("user", "tool") or message.name in ("system", "developer"):
+        # Instructions arrive in user messages and in system/developer messages that
+        # CLIs insert mid-conversation; tool results are what the agent looked at.
+        if message.role in ("user", "system"):
             yield index, message.content
 
 
@@ -139,7 +141,7 @@ def tag_sources(
 
     for turn_number, turn in enumerate(instance.turns, start=1):
         for index, text in instructions:
-            if index == SYSTEM_INDEX:
+            if index == SYSTEM_INDEX or trajectory.messages[index].role != "user":
                 continue
             found = find_text(text, turn)
             if found:
@@ -169,8 +171,7 @@ def tag_sources(
 
 
 def _is_user(trajectory: Trajectory, index: int) -> bool:
-    message = trajectory.messages[index]
-    return message.role == "user"
+    return trajectory.messages[index].role in ("user", "system")
 
 
 def sources_present(spans: list[SourceSpan]) -> list[str]:
