@@ -12,6 +12,10 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 
+# The six agent CLIs the end-to-end tests drive, pinned, cached outside the repository.
+echo "== agent CLIs (npm, cached in \${ADHERE_SCAFFOLD_CACHE:-~/.cache/adhere/scaffolds})" >&2
+bash scripts/install-scaffolds.sh
+
 echo "== ruff" >&2
 uv run ruff check .
 uv run ruff format --check .

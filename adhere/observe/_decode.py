@@ -206,21 +206,29 @@ def _openai_chat(
 
 
 def _responses_items(items: Iterable[Any], system_parts: list[str]) -> list[ChatMessage]:
-    out: list[ChatMessage] = []
-    pending_reasoning = ""
+    """Responses API items → messages; one turn's assistant items merge into one message.
 
-    def add_call(call: ToolCall) -> None:
-        if (
-            out
-            and out[-1].role == "assistant"
-            and not out[-1].content
-            and out[-1].tool_calls is not None
-        ):
+    Codex sends an assistant turn as separate items (reasoning, message, function
+    calls); merging them matches how the same turn looked as a reply.
+    """
+    out: list[ChatMessage] = []
+
+    def add_assistant(
+        content: str = "", calls: tuple[ToolCall, ...] = (), reasoning: str = ""
+    ) -> None:
+        if out and out[-1].role == "assistant":
             last = out.pop()
-            out.append(last.model_copy(update={"tool_calls": (*last.tool_calls, call)}))
+            update = {
+                "content": "\n".join(t for t in (last.content, content) if t),
+                "tool_calls": (*last.tool_calls, *calls),
+                "reasoning": "\n".join(t for t in (last.reasoning, reasoning) if t),
+            }
+            out.append(last.model_copy(update=update))
         else:
             out.append(
-                ChatMessage(role="assistant", tool_calls=(call,), reasoning=pending_reasoning)
+                ChatMessage(
+                    role="assistant", content=content, tool_calls=calls, reasoning=reasoning
+                )
             )
 
     for item in items:
@@ -235,39 +243,27 @@ def _responses_items(items: Iterable[Any], system_parts: list[str]) -> list[Chat
                     out.append(ChatMessage(role="system", content=text, name=str(role)))
                 else:
                     system_parts.append(text)
-            elif role in ("user", "assistant"):
-                out.append(
-                    ChatMessage(
-                        role=role,
-                        content=text,
-                        reasoning=pending_reasoning if role == "assistant" else "",
-                    )
-                )
-                pending_reasoning = ""
+            elif role == "assistant":
+                add_assistant(content=text)
+            elif role == "user":
+                out.append(ChatMessage(role="user", content=text))
         elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
-            raw = item.get("arguments") if kind == "function_call" else item.get("input")
-            args = _args(raw) if kind == "function_call" else {"input": raw}
-            if kind == "local_shell_call":
+            if kind == "function_call":
+                args = _args(item.get("arguments"))
+            elif kind == "custom_tool_call":
+                args = {"input": item.get("input")}
+            else:
                 args = {"action": item.get("action")}
-            add_call(
-                ToolCall(
-                    id=str(item.get("call_id") or item.get("id", "")),
-                    name=str(item.get("name", kind)),
-                    arguments=args,
-                )
-            )
-            pending_reasoning = ""
+            call_id = str(item.get("call_id") or item.get("id", ""))
+            name = str(item.get("name", kind))
+            add_assistant(calls=(ToolCall(id=call_id, name=name, arguments=args),))
         elif kind in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
+            output = _text(item.get("output"))
             out.append(
-                ChatMessage(
-                    role="tool",
-                    content=_text(item.get("output")),
-                    tool_call_id=str(item.get("call_id", "")),
-                )
+                ChatMessage(role="tool", content=output, tool_call_id=str(item.get("call_id", "")))
             )
         elif kind == "reasoning":
-            summary = item.get("summary") or item.get("content") or []
-            pending_reasoning = _text(summary)
+            add_assistant(reasoning=_text(item.get("summary") or item.get("content") or []))
     return out
 
 
@@ -297,13 +293,8 @@ def _responses(
             )
     reply = None
     if isinstance(response, dict) and isinstance(response.get("output"), list):
-        produced = _responses_items(response["output"], [])
-        texts = [m.content for m in produced if m.role == "assistant" and m.content]
-        calls = [c for m in produced if m.role == "assistant" for c in m.tool_calls]
-        reasoning = "\n".join(m.reasoning for m in produced if m.reasoning)
-        reply = ChatMessage(
-            role="assistant", content="\n".join(texts), tool_calls=tuple(calls), reasoning=reasoning
-        )
+        produced = [m for m in _responses_items(response["output"], []) if m.role == "assistant"]
+        reply = produced[-1] if produced else ChatMessage(role="assistant")
     return "\n\n".join(p for p in system_parts if p), messages, tools, reply
 
 

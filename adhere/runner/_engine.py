@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from adhere.errors import AdhereError
 from adhere.observe import normalize, tag_sources
+from adhere.observe._redact import Redactor
 from adhere.runner._workspace import changed_files, trial_workspace
 from adhere.scaffolds import ProxyEndpoint, Scaffold, ScaffoldResult, TrialContext, WireApi
 from adhere.spec import Instance, Trajectory, Trial, TrialResult, Verdict
@@ -112,8 +113,12 @@ class Engine:
         cache_dir: Path,
         parallelism: int,
         progress: Progress | None = None,
+        secrets: Sequence[str] = (),
     ) -> None:
         self.store = store
+        # The proxy redacts what it records; this covers what the runner writes itself
+        # (scaffold output tails, final texts, changed files, error messages).
+        self.redactor = Redactor(secrets)
         self.instances = {i.id: i for i in instances}
         self.suite_for = suite_for
         self.scaffolds = scaffolds
@@ -221,11 +226,17 @@ class Engine:
             except AdhereError as exc:
                 error = f"scoring failed: {type(exc).__name__}: {exc}"
         if error is not None:
+            error = self.redactor.text(error)
             verdicts = error_verdicts(instance, error)
         self.store.write_calls(trial, records)
-        self.store.write_trajectory(trial, trajectory)
+        self.store.write_trajectory(
+            trial,
+            Trajectory.model_validate(self.redactor.value(trajectory.model_dump(mode="json"))),
+        )
         if outcome is not None:
-            self.store.write_json(trial, "scaffold.json", _outcome_json(outcome))
+            self.store.write_json(
+                trial, "scaffold.json", self.redactor.value(_outcome_json(outcome))
+            )
         self.store.write_verdicts(trial, verdicts)
         usage = [r.get("usage") or {} for r in records]
         result = TrialResult(

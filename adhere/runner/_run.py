@@ -21,6 +21,7 @@ from adhere.errors import SpecError
 from adhere.models import resolve_api_key
 from adhere.models.policy import PolicyServer, PolicyServerConfig, parse_model_string
 from adhere.observe import MemorySink, ProxyConfig, RecordingProxy, Upstream
+from adhere.observe._redact import Redactor
 from adhere.runner._answer_key import InstanceAnswerKey
 from adhere.runner._config import RunConfig
 from adhere.runner._engine import Engine, ModelTarget, Progress, RunSummary
@@ -104,7 +105,11 @@ def prepare(config: RunConfig) -> Prepared:
         if r is not None
     ]
     store.write_specs(documents)
-    store.write_instances(instances)
+    # A workspace file holding a live key (it happens) must not land in the results.
+    redactor = Redactor(model_secrets(config))
+    store.write_instances(
+        Instance.model_validate(redactor.value(i.model_dump(mode="json"))) for i in instances
+    )
     return Prepared(
         config=config,
         suite=suite,
@@ -113,6 +118,17 @@ def prepare(config: RunConfig) -> Prepared:
         store=store,
         scaffolds=scaffolds,
     )
+
+
+def model_secrets(config: RunConfig) -> list[str]:
+    """The API keys of the rollout's real endpoints (read now from env vars or files)."""
+    keys = []
+    for m in config.rollout.spec.models:
+        if m.endpoint.base_url != SCRIPTED:
+            key = resolve_api_key(m.endpoint.api_key)
+            if key:
+                keys.append(key)
+    return keys
 
 
 def _replay_source(prepared: Prepared) -> RecordedRuns | None:
@@ -132,9 +148,10 @@ def _replay_source(prepared: Prepared) -> RecordedRuns | None:
 class _ProxyCalls:
     """The engine's view of the proxy: trial URLs and the records of each trial."""
 
-    def __init__(self, proxy: RecordingProxy, sink: MemorySink) -> None:
+    def __init__(self, proxy: RecordingProxy, sink: MemorySink, secrets: list[str]) -> None:
         self.proxy = proxy
         self.sink = sink
+        self.secrets = secrets
 
     def trial_base_url(self, trial_id: str, upstream: str) -> str:
         return self.proxy.trial_base_url(trial_id, upstream)
@@ -154,9 +171,9 @@ async def _services(
         if any(m.endpoint.base_url == SCRIPTED for m in models):
             cached = cache(get_suite)
             suites = {prepared.suite.name: prepared.suite}
-            key = InstanceAnswerKey(prepared.instances, lambda n: suites.get(n) or cached(n))
+            answers = InstanceAnswerKey(prepared.instances, lambda n: suites.get(n) or cached(n))
             server = PolicyServer(
-                PolicyServerConfig(answer_key=key, replay=_replay_source(prepared))
+                PolicyServerConfig(answer_key=answers, replay=_replay_source(prepared))
             )
             scripted_url = await server.start()
             stack.push_async_callback(server.stop)
@@ -187,7 +204,7 @@ async def _services(
         proxy = RecordingProxy(ProxyConfig(upstreams=upstreams, sink=sink, secrets=secrets))
         await proxy.start()
         stack.push_async_callback(proxy.stop)
-        yield _ProxyCalls(proxy, sink), targets
+        yield _ProxyCalls(proxy, sink, secrets), targets
 
 
 async def execute(prepared: Prepared, *, progress: Progress | None = None) -> RunSummary:
@@ -210,5 +227,6 @@ async def execute(prepared: Prepared, *, progress: Progress | None = None) -> Ru
             cache_dir=cache_dir,
             parallelism=prepared.config.rollout.spec.parallelism,
             progress=progress,
+            secrets=calls.secrets,
         )
         return await engine.run(prepared.trials)

@@ -17,7 +17,7 @@ def scaffold_cache():
     the repository, so a fresh machine installs once and later sessions reuse it.
     """
     if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("Node.js and npm are needed to install the agent CLIs")
+        pytest.fail("Node.js and npm are needed to install the agent CLIs (stock toolchain)")
     cache = default_cache_dir()
     results = asyncio.run(install_scaffolds(installable(), cache))
     failed = {name: error for name, error in results.items() if error != "ok"}
