@@ -1,10 +1,11 @@
 """Runner overhead per trial against the scripted server, versus a bare HTTP round trip.
 
-For concurrency 1, 8 and 32: the time per trial of the full runner path (scaffold,
-model client with limiter and retries, call recording, PACIFIC scoring, atomic
-writes of calls/trajectory/verdicts/result) against the time per request of bare
-httpx POSTs of the same chat request to the same server at the same concurrency.
-The server runs in its own thread, shared by both measurements.
+For concurrency 1, 8 and 32: the time per trial of the full local path — planning,
+the trial workspace, the ``chat`` scaffold and its model client, the recording proxy,
+normalization and source tagging, PACIFIC scoring and the atomic writes of calls,
+trajectory, verdicts and result — against the time per request of bare httpx POSTs
+of the same chat request to the same scripted server at the same concurrency. The
+server runs in its own thread and is shared by both measurements.
 
 Run: uv run python bench/bench_runner.py [--trials N]
 """
@@ -17,15 +18,12 @@ from pathlib import Path
 
 import httpx
 
-from adhere.models import open_client
 from adhere.models.policy import PolicyServerConfig, ThreadedPolicyServer
-from adhere.runner import Engine, InstanceAnswerKey, plan_trials
-from adhere.runner._engine import _collect_call
-from adhere.scaffolds import get_scaffold
-from adhere.spec import Endpoint, Limits, Rollout
-from adhere.store import FileStore, RolloutStore
+from adhere.runner import InstanceAnswerKey, execute, load_run_config, prepare
 from adhere.suites import get_suite
 from adhere.suites.pacific import GeneratorParams, generate, sample_to_instance
+
+SEED, STEPS, LENGTH = 5, 5, 5
 
 
 async def bare(url: str, bodies: list[dict], concurrency: int) -> float:
@@ -42,46 +40,32 @@ async def bare(url: str, bodies: list[dict], concurrency: int) -> float:
         return time.perf_counter() - t0
 
 
-async def runner(url: str, instances, concurrency: int, root: Path) -> float:
-    suite = get_suite("pacific")
-    limits = Limits(concurrency=concurrency)
-    endpoint = Endpoint(base_url=f"{url}/v1", model="oracle", limits=limits)
-    rollout = Rollout.model_validate(
-        {
-            "metadata": {"name": f"bench-c{concurrency}"},
-            "spec": {
-                "benchmark": "b",
-                "models": [{"name": "oracle", "endpoint": endpoint.model_dump()}],
-                "parallelism": concurrency,
-            },
-        }
+def write_specs(root: Path, url: str, per_language: int, concurrency: int) -> Path:
+    (root / "benchmark.yaml").write_text(
+        "apiVersion: adhere.dev/v1alpha1\nkind: Benchmark\nmetadata: {name: b}\n"
+        "spec: {suite: pacific, source: {generate: "
+        f"{{instructions: {STEPS}, lengths: {LENGTH}, perLanguage: {per_language}, seed: {SEED}}}}}}}\n"
     )
-    client = open_client(endpoint, on_call=_collect_call)
-    engine = Engine(
-        store=RolloutStore(FileStore(root), rollout.metadata.name),
-        instances=instances,
-        suite_for=lambda _n: suite,
-        clients={"oracle": client},
-        scaffolds={"chat": get_scaffold("chat")},
-        parallelism=concurrency,
+    path = root / "rollout.yaml"
+    path.write_text(
+        f"apiVersion: adhere.dev/v1alpha1\nkind: Rollout\nmetadata: {{name: c{concurrency}}}\n"
+        "spec:\n  benchmark: b\n  models:\n"
+        f"    - name: oracle\n      endpoint: {{baseUrl: '{url}/v1', model: oracle, "
+        f"limits: {{concurrency: {concurrency}}}}}\n"
+        f"  parallelism: {concurrency}\n  storage: file://./runs\n"
     )
-    trials = plan_trials(rollout, instances)
-    t0 = time.perf_counter()
-    summary = await engine.run(trials)
-    elapsed = time.perf_counter() - t0
-    await client.aclose()
-    assert summary.ok == len(trials), summary
-    return elapsed
+    return path
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--trials", type=int, default=300)
     args = parser.parse_args()
+    per_language = max(1, args.trials // 3)
     params = GeneratorParams(
-        instructions=(5,), lengths=(5,), per_language=args.trials // 3 + 1, seed=5
+        instructions=(STEPS,), lengths=(LENGTH,), per_language=per_language, seed=SEED
     )
-    instances = [sample_to_instance(s) for s in generate(params)][: args.trials]
+    instances = [sample_to_instance(s) for s in generate(params)]
     bodies = [
         {
             "model": "oracle",
@@ -96,16 +80,22 @@ def main() -> None:
         PolicyServerConfig(answer_key=InstanceAnswerKey(instances, get_suite))
     )
     url = server.start()
+    # Under runs/ (git-ignored): /tmp can be a much slower file system here.
+    scratch = Path(__file__).resolve().parents[1] / "runs"
+    scratch.mkdir(exist_ok=True)
     try:
         print(f"{len(instances)} single-turn PACIFIC trials against the scripted server ({url})")
         for concurrency in (1, 8, 32):
             asyncio.run(bare(url, bodies[:20], concurrency))  # warm-up
             base = asyncio.run(bare(url, bodies, concurrency))
-            # Under runs/ (git-ignored): /tmp can be a much slower file system here.
-            scratch = Path(__file__).resolve().parents[1] / "runs"
-            scratch.mkdir(exist_ok=True)
             with tempfile.TemporaryDirectory(dir=scratch, prefix=".bench-") as tmp:
-                full = asyncio.run(runner(url, instances, concurrency, Path(tmp)))
+                prepared = prepare(
+                    load_run_config([write_specs(Path(tmp), url, per_language, concurrency)])
+                )
+                t0 = time.perf_counter()
+                summary = asyncio.run(execute(prepared))
+                full = time.perf_counter() - t0
+                assert summary.ok == len(instances), summary
             per_base = base / len(bodies) * 1000
             per_full = full / len(instances) * 1000
             print(
