@@ -44,7 +44,8 @@ def write_specs(root: Path, url: str, per_language: int, concurrency: int) -> Pa
     (root / "benchmark.yaml").write_text(
         "apiVersion: adhere.dev/v1alpha1\nkind: Benchmark\nmetadata: {name: b}\n"
         "spec: {suite: pacific, source: {generate: "
-        f"{{instructions: {STEPS}, lengths: {LENGTH}, perLanguage: {per_language}, seed: {SEED}}}}}}}\n"
+        f"{{instructions: {STEPS}, lengths: {LENGTH}, perLanguage: {per_language}, "
+        f"seed: {SEED}}}}}}}\n"
     )
     path = root / "rollout.yaml"
     path.write_text(

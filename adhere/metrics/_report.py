@@ -88,6 +88,11 @@ def build_report(
         )
     if any(isinstance(t.keys.get("instructions"), int) for t in trials):
         report.plot_svg = _plot(trials, isr_name)
+    if trials and not any(t.verdicts for t in trials if t.status == "ok"):
+        report.notes.append(
+            "No check of these trials was decided yet: their checklists need deterministic "
+            "verifiers or a judge panel. Calls and trajectories are recorded in the store."
+        )
     errors = sum(1 for t in trials if t.status != "ok")
     if errors:
         report.notes.append(

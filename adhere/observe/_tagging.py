@@ -8,8 +8,9 @@ developer messages, reminder blocks), so sources are found by content, not posit
   ``scaffold``.
 * ``AgentsMd`` / ``SkillMd`` / ``Memory`` — the text of the workspace's policy files
   (``CLAUDE.md``, ``AGENTS.md``), skill files (``SKILL.md``) and memory files,
-  found in the system prompt or any message (whitespace-insensitive); the label is
-  the file's path.
+  found in the system prompt or any user or system message (whitespace-insensitive);
+  skill and memory files also in tool results, since they usually arrive through a
+  tool (the skill tool, the agent reading its memory bank). The label is the path.
 * ``SystemReminder`` — every ``<system-reminder>…</system-reminder>`` block.
 * ``UserQuery`` — each of the instance's user turns in the user messages.
 * ``ToolSchema`` — one span per offered tool (``message_index = TOOLS_INDEX``).
@@ -28,6 +29,7 @@ from adhere.spec import SYSTEM_INDEX, TOOLS_INDEX, Instance, Source, SourceSpan,
 
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 _MAX_REGEX_TOKENS = 4000
+_LOADED_BY_TOOLS = frozenset({Source.SKILL_MD, Source.MEMORY})
 
 
 @dataclass(frozen=True)
@@ -111,11 +113,15 @@ def tag_sources(
             )
         )
 
+    tool_results = [(i, m.content) for i, m in enumerate(trajectory.messages) if m.role == "tool"]
     for path, content in sorted(files.items()):
         source = next((r.source for r in rules if r.pattern.search(path)), None)
         if source is None:
             continue
-        for index, text in instructions:
+        # Skills and memory files usually reach the model as tool results (the skill
+        # tool's output, the agent reading its memory bank); policy files are injected.
+        places = instructions + tool_results if source in _LOADED_BY_TOOLS else instructions
+        for index, text in places:
             found = find_text(text, content)
             if found:
                 spans.append(

@@ -108,7 +108,8 @@ def breakdown_tables(report: Report) -> list[Table]:
         header = breakdown.header
         key_at = header.index("trials") - 1
         values = sorted({row[key_at] for row in breakdown.rows}, key=_natural)
-        if len(values) < 2:
+        isr_at = header.index(report.isr_name)
+        if len(values) < 2 or all(row[isr_at] == "–" for row in breakdown.rows):
             continue
         groups = sorted({tuple(row[:key_at]) for row in breakdown.rows})
         cells = {(tuple(r[:key_at]), r[key_at]): r for r in breakdown.rows}
