@@ -306,3 +306,32 @@ def test_find_text():
     assert find_text("abc  def\nghi", "def ghi") == (5, 12)
     assert find_text("abc", "") is None
     assert find_text("abc", "xyz") is None
+
+
+def test_skill_text_loaded_through_a_tool_is_tagged():
+    skill = "# Changelog skill\n\n1. Open CHANGELOG.md.\n2. Add one bullet under Unreleased."
+    first = {"role": "user", "content": QUERY}
+    call = {"type": "tool_use", "id": "s1", "name": "Skill", "input": {"skill": "changelog"}}
+    result = {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "s1", "content": skill}],
+    }
+    log = [
+        anthropic_call(0, [first], [call]),
+        anthropic_call(
+            1,
+            [first, {"role": "assistant", "content": [call]}, result],
+            [{"type": "text", "text": "done"}],
+        ),
+    ]
+    traj = normalize(log, first_user_turn=QUERY)
+    spans = tag_sources(
+        traj, instance(), {".claude/skills/changelog/SKILL.md": skill, "CLAUDE.md": skill}
+    )
+    tagged = [
+        (s.source, s.message_index, s.label)
+        for s in spans
+        if s.source in (Source.SKILL_MD, Source.AGENTS_MD)
+    ]
+    # the skill is found in the tool result; a policy file read through a tool is not an injection
+    assert tagged == [(Source.SKILL_MD, 2, ".claude/skills/changelog/SKILL.md")]
