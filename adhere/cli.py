@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 
 from adhere import __version__
 from adhere.errors import AdhereError
@@ -19,7 +20,7 @@ out_console = Console()
 
 
 def _fail(exc: AdhereError) -> None:
-    err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+    err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
     raise SystemExit(2)
 
 

@@ -101,3 +101,80 @@ def test_ctrl_c_then_resume(tmp_path: Path, write_specs) -> None:
     again = run_cli("run", str(path), "--quiet", "--no-report")
     assert again.returncode == 0, again.stderr
     assert f"{36 - done} ran ({36 - done} ok, 0 failed), {done} already done" in again.stderr
+
+
+def test_trajectory_show_prints_tagged_messages(tmp_path: Path, write_specs) -> None:
+    path = write_specs(
+        bench_yaml(instructions="[3]", lengths="[3]"), rollout_yaml(model("m", "oracle"))
+    )
+    assert run_cli("run", str(path), "--quiet", "--no-report").returncode == 0
+    runs = tmp_path / "runs" / "r"
+    proc = run_cli("trajectory", "show", str(runs), "m/chat/pacific-python-n3-l3-prompt-000")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "system prompt" in out and "assistant · turn 1" in out and "[ANSWER][1]" in out
+    assert "UserQuery (turn 1)" in out and "SP (instance)" in out
+    trial_id = out.split("trial ", 1)[1].split(":", 1)[0]
+    raw = run_cli("trajectory", "show", str(runs), trial_id[:8], "--raw")
+    assert raw.returncode == 0 and '"messages"' in raw.stdout
+    missing = run_cli("trajectory", "show", str(runs), "nope")
+    assert missing.returncode == 2
+    assert "no finished trial 'nope'" in missing.stderr.replace("\n", " ")
+
+
+def test_proxy_command_records_calls_to_a_log_dir(tmp_path: Path) -> None:
+    import httpx
+
+    from adhere.models.policy import PolicyServerConfig, ThreadedPolicyServer, load_scripts
+
+    script = tmp_path / "hello.yaml"
+    script.write_text("- text: hello there\n")
+    server = ThreadedPolicyServer(PolicyServerConfig(scripts=load_scripts([script])))
+    upstream = server.start()
+    port = _free_port()
+    logs = tmp_path / "logs"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "adhere.cli",
+            "proxy",
+            "--port",
+            str(port),
+            "--upstream",
+            f"up={upstream},key-env=ADHERE_PROXY_TEST_KEY",
+            "--log-dir",
+            str(logs),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**__import__("os").environ, "ADHERE_PROXY_TEST_KEY": "sk-proxyTest0123456789ABC"},
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(f"{url}/healthz")
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        body = {"model": "script:hello", "messages": [{"role": "user", "content": "hi"}]}
+        reply = httpx.post(f"{url}/t/trial-1/up/v1/chat/completions", json=body, timeout=10).json()
+        assert reply["choices"][0]["message"]["content"] == "hello there"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        server.stop()
+    lines = (logs / "trial-1" / "calls.jsonl").read_text().splitlines()
+    assert len(lines) == 1 and "hello there" in lines[0]
+    assert "sk-proxyTest0123456789ABC" not in lines[0]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
