@@ -18,6 +18,7 @@ workspace.
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import dataclasses
 import json
@@ -59,7 +60,7 @@ class Parsed:
     session: str | None = None
 
 
-class CliScaffold:
+class CliScaffold(abc.ABC):
     """Base of the adapters that drive a real agent CLI installed from npm.
 
     Args:
@@ -93,15 +94,15 @@ class CliScaffold:
         """The adapter's own environment variables."""
         return {}
 
+    @abc.abstractmethod
     def invocation(
         self, ctx: TrialContext, executable: Path, turn: int, prompt: str, session: str | None
     ) -> Invocation | None:
         """The command of turn ``turn`` (0-based); ``None`` when it cannot continue."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def parse_output(self, stdout: str) -> Parsed:
         """Reply text and session id from one invocation's stdout."""
-        raise NotImplementedError
 
     # -- shared machinery ------------------------------------------------------------
 

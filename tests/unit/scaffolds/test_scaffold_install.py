@@ -11,7 +11,10 @@ from adhere.scaffolds import CACHE_ENV, InstallError, default_cache_dir
 from adhere.scaffolds._install import MARKER, NpmTool, install_npm_tool, is_installed
 from adhere.scaffolds.install import main
 
-pytestmark = pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
+
+@pytest.fixture(autouse=True)
+def _npm_is_part_of_the_toolchain() -> None:
+    assert shutil.which("npm") is not None, "npm (stock toolchain) is needed by the installer"
 
 
 def local_cli(tmp_path: Path, version: str = "1.2.3") -> Path:
