@@ -1,4 +1,4 @@
-"""The built-in policies: ``oracle``, ``noisy``, ``replay``, ``script`` and ``agent``.
+"""The built-in policies: ``oracle``, ``noisy``, ``replay``, ``script``, ``agent`` and ``judge``.
 
 ``oracle``
     Asks the answer key for the perfect reply: ``answer_key.answer(conv, wrong)``
@@ -16,6 +16,9 @@
 ``agent:BEHAVIOUR[,FLAG…][,key=value…]``
     Drives an agent CLI through a loop with the tools it offers (see
     :mod:`adhere.models.policy._agent`).
+``judge:seed=S[,pass_rate=P][,bias=B][,garble=G][,drop=D]``
+    Answers judge prompts with deterministic verdicts (see
+    :mod:`adhere.models.policy._judge_policy`).
 
 Policies that lack what they need (no answer key, no replay source, no such script)
 are reported as not found.
@@ -28,6 +31,7 @@ from dataclasses import dataclass
 
 from adhere.errors import UnknownConversation
 from adhere.models.policy._agent import make_agent
+from adhere.models.policy._judge_policy import make_judge_policy
 from adhere.models.policy._model_string import PolicyNotFound, PolicyOptions
 from adhere.models.policy._registry import PolicyContext, PolicyRegistry
 from adhere.models.policy._scripts import ScriptPolicy
@@ -180,4 +184,5 @@ def default_registry() -> PolicyRegistry:
     registry.register("replay", _replay)
     registry.register("script", _script)
     registry.register("agent", make_agent)
+    registry.register("judge", make_judge_policy)
     return registry

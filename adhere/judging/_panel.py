@@ -1,0 +1,215 @@
+"""A panel of judges over one trial, and how their verdicts are combined.
+
+:func:`run_panel` runs every judge concurrently over the trial's judge-bound checks
+(checks without a ``verifier``) and keeps each judge's verdicts. The panel's
+``aggregation`` says how scores are formed:
+
+``mean`` (the paper's way)
+    Each judge's verdicts are scored on their own (ISR, CSR per judge, see
+    :mod:`adhere.judging._panel_scores`) and the scores are averaged across judges,
+    reported as mean ± standard deviation. A judge's ``error`` verdicts count as not
+    passed in that judge's scores, exactly as :mod:`adhere.metrics` treats errors.
+
+``majority``
+    One verdict per check by vote (:func:`majority_vote`):
+
+    * ``error`` verdicts abstain; if every judge abstains the result is ``error``.
+    * Otherwise the most frequent of pass / fail / n/a among the deciding judges wins.
+    * Ties go to ``fail`` whenever ``fail`` is one of the tied results: a check
+      counts as passed only when passing is the clear view of the panel. The one
+      tie without ``fail`` (pass against n/a) goes to ``pass``: as many judges saw
+      the condition arise as not, and none of them saw it broken.
+    * The combined verdict keeps the votes (``details["votes"]``), the abstaining
+      judges (``details["abstained"]``), and the reasoning and evidence of the first
+      judge, in panel order, that voted for the outcome.
+
+The majority vote is always computed (it is a cheap, readable summary); under
+``mean`` it is not used for scores.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from adhere.judging._cache import VerdictCache
+from adhere.judging._judge import DEFAULT_MAX_ATTEMPTS, judge_trial
+from adhere.judging._judge_batches import (
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_MAX_OUTPUT_TOKENS,
+    Grouping,
+)
+from adhere.judging._judge_call import Ask
+from adhere.judging._prompt import PROMPT_VERSION
+from adhere.judging._prompt_transcript import RenderLimits
+from adhere.spec._core import Check, Trajectory, Verdict, VerdictResult
+from adhere.spec._resources import Judge, JudgePanelSpec
+
+__all__ = [
+    "MAJORITY_JUDGE",
+    "Aggregation",
+    "PanelJudge",
+    "PanelResult",
+    "majority_vote",
+    "panel_judges",
+    "run_panel",
+]
+
+Aggregation = Literal["mean", "majority"]
+MAJORITY_JUDGE = "majority"
+"""The judge name majority-vote verdicts are scored under (``decided_by = "panel:majority"``)."""
+
+
+@dataclass(frozen=True)
+class PanelJudge:
+    """One judge of a panel: its name, its model and the ``ask`` that reaches it."""
+
+    name: str
+    model: str
+    ask: Ask
+
+
+def panel_judges(spec: JudgePanelSpec, ask_for: Callable[[Judge], Ask]) -> list[PanelJudge]:
+    """The panel's judges, each with the ``ask`` the edge built for it."""
+    return [PanelJudge(j.name, j.endpoint.model, ask_for(j)) for j in spec.judges]
+
+
+@dataclass(frozen=True)
+class PanelResult:
+    """Every judge's verdicts on one trial, and the majority vote.
+
+    Attributes:
+        aggregation: How scores are formed (``mean`` or ``majority``).
+        per_judge: Judge name → one verdict per judged check, in check order.
+        majority: The majority-vote verdicts, in check order.
+    """
+
+    aggregation: Aggregation
+    per_judge: Mapping[str, list[Verdict]]
+    majority: list[Verdict]
+
+    @property
+    def judges(self) -> list[str]:
+        """Judge names in panel order."""
+        return list(self.per_judge)
+
+    def scoring_sets(self) -> dict[str, list[Verdict]]:
+        """The verdict lists scores come from: one per judge (mean) or the vote (majority)."""
+        if self.aggregation == "majority":
+            return {MAJORITY_JUDGE: list(self.majority)}
+        return {name: list(verdicts) for name, verdicts in self.per_judge.items()}
+
+
+async def run_panel(
+    judges: Sequence[PanelJudge],
+    checks: Sequence[Check],
+    trajectory: Trajectory,
+    *,
+    aggregation: Aggregation = "mean",
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS,
+    grouping: Grouping = "checklist",
+    cache: VerdictCache | None = None,
+    prompt_version: str = PROMPT_VERSION,
+    limits: RenderLimits | None = None,
+) -> PanelResult:
+    """Run every judge concurrently over the checks that have no verifier.
+
+    Options are passed to :func:`~adhere.judging._judge.judge_trial` for each judge.
+
+    Raises:
+        ValueError: No judges, duplicate judge names, an unknown aggregation, or a
+            bad option of ``judge_trial``.
+    """
+    if not judges:
+        raise ValueError("a judge panel needs at least one judge")
+    names = [judge.name for judge in judges]
+    if len(set(names)) != len(names):
+        raise ValueError(f"duplicate judge names in the panel: {names}")
+    if aggregation not in ("mean", "majority"):
+        raise ValueError(f"aggregation must be 'mean' or 'majority', got {aggregation!r}")
+    judged = [check for check in checks if check.verifier is None]
+    results = await asyncio.gather(
+        *(
+            judge_trial(
+                judge.ask,
+                judged,
+                trajectory,
+                judge_name=judge.name,
+                model=judge.model,
+                batch_size=batch_size,
+                max_attempts=max_attempts,
+                max_output_tokens=max_output_tokens,
+                grouping=grouping,
+                cache=cache,
+                prompt_version=prompt_version,
+                limits=limits,
+            )
+            for judge in judges
+        )
+    )
+    per_judge = dict(zip(names, results, strict=True))
+    return PanelResult(
+        aggregation=aggregation, per_judge=per_judge, majority=majority_vote(per_judge)
+    )
+
+
+_TIE_ORDER: tuple[VerdictResult, ...] = ("fail", "pass", "n/a")
+
+
+def majority_vote(per_judge: Mapping[str, Sequence[Verdict]]) -> list[Verdict]:
+    """One verdict per check by the rules in the module docstring.
+
+    Check order is taken from the first judge; every judge must have judged the same
+    checks.
+
+    Raises:
+        ValueError: The judges' verdict lists cover different checks.
+    """
+    if not per_judge:
+        return []
+    by_judge: dict[str, dict[str, Verdict]] = {}
+    order: list[str] = []
+    for name, verdicts in per_judge.items():
+        by_judge[name] = {v.check_id: v for v in verdicts}
+        if not order:
+            order = [v.check_id for v in verdicts]
+        elif set(by_judge[name]) != set(order):
+            raise ValueError(f"judge {name!r} judged different checks than the others")
+    return [_vote(check_id, {n: v[check_id] for n, v in by_judge.items()}) for check_id in order]
+
+
+def _vote(check_id: str, votes: Mapping[str, Verdict]) -> Verdict:
+    decided = {name: v for name, v in votes.items() if v.result != "error"}
+    details: dict[str, object] = {
+        "votes": {name: v.result for name, v in votes.items()},
+        "abstained": [name for name, v in votes.items() if v.result == "error"],
+    }
+    if not decided:
+        reasons = "; ".join(f"{name}: {v.reasoning}" for name, v in votes.items())
+        return Verdict(
+            check_id=check_id,
+            result="error",
+            decided_by=f"panel:{MAJORITY_JUDGE}",
+            reasoning=f"no judge of the panel decided this check ({reasons})",
+            details=details,
+        )
+    counts = Counter(v.result for v in decided.values())
+    top = max(counts.values())
+    tied = [result for result in _TIE_ORDER if counts.get(result, 0) == top]
+    outcome = tied[0]
+    if len(tied) > 1:
+        details["tie"] = tied
+    first = next(v for v in decided.values() if v.result == outcome)
+    return Verdict(
+        check_id=check_id,
+        result=outcome,
+        decided_by=f"panel:{MAJORITY_JUDGE}",
+        reasoning=first.reasoning,
+        evidence=first.evidence,
+        details=details,
+    )
