@@ -168,15 +168,21 @@ class _Session:
     async def run_batch(self, batch: int, items: list[PromptItem]) -> dict[str, Verdict]:
         decided: dict[str, Verdict] = {}
         history: dict[str, list[str]] = {item.check_id: [] for item in items}
-        groups: list[tuple[list[PromptItem], str | None]] = [(items, None)]
+        # Each group: its pending items and the last reply the judge gave them (for the note).
+        groups: list[tuple[list[PromptItem], _Outcome | None]] = [(items, None)]
         attempt = 0
         while groups and attempt < self.max_attempts:
             attempt += 1
             outcomes = await asyncio.gather(
-                *(self._call(batch, attempt, group, note) for group, note in groups)
+                *(
+                    self._call(
+                        batch, attempt, group, _note(last, group, attempt, self.max_attempts)
+                    )
+                    for group, last in groups
+                )
             )
-            next_groups: list[tuple[list[PromptItem], str | None]] = []
-            for (group, note), outcome in zip(groups, outcomes, strict=True):
+            next_groups: list[tuple[list[PromptItem], _Outcome | None]] = []
+            for (group, last), outcome in zip(groups, outcomes, strict=True):
                 pending = []
                 for item in group:
                     answer = outcome.answers.get(item.check_id)
@@ -189,12 +195,12 @@ class _Session:
                         decided[item.check_id] = self._verdict(item, answer, attempt, batch)
                 if not pending:
                     continue
-                next_note = _note(outcome, pending) if outcome.replied else note
+                seen = outcome if outcome.replied else last
                 if outcome.truncated and len(pending) > 1:
                     half = (len(pending) + 1) // 2
-                    next_groups += [(pending[:half], next_note), (pending[half:], next_note)]
+                    next_groups += [(pending[:half], seen), (pending[half:], seen)]
                 else:
-                    next_groups.append((pending, next_note))
+                    next_groups.append((pending, seen))
             groups = next_groups
         for group, _ in groups:
             for item in group:
@@ -286,10 +292,20 @@ def _describe(exc: Exception) -> str:
     return f"{name}: {text[:300]}" if text else name
 
 
-def _note(outcome: _Outcome, pending: list[PromptItem]) -> str:
-    """The re-ask note: what was wrong with the previous reply for these items."""
-    lines = ["Your previous reply could not be used for the items below, so they are asked "]
-    lines[0] += "again. What was wrong:"
+def _note(
+    outcome: _Outcome | None, pending: list[PromptItem], attempt: int, max_attempts: int
+) -> str | None:
+    """The re-ask note: what was wrong with the last reply for these items (or ``None``).
+
+    It names the attempt, so a re-ask never repeats the previous request word for word
+    (a deterministic judge would repeat its answer too).
+    """
+    if outcome is None:
+        return None
+    lines = [
+        f"This is attempt {attempt} of {max_attempts}. Your previous reply could not be used "
+        "for the items below, so they are asked again. What was wrong:"
+    ]
     whole = outcome.reasons.get("")
     if whole:
         lines.append(f"- the whole reply: {whole}")

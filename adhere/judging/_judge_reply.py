@@ -138,7 +138,7 @@ def _extract(text: str) -> tuple[str, ReplyProblem | None]:
     stripped = text.strip()
     if not stripped:
         return "", ReplyProblem("empty", "the reply is empty")
-    if stripped.startswith("{"):
+    if stripped.startswith(("{", "[")):
         return stripped, None
     fences = _FENCE.findall(text)
     if len(fences) == 1:

@@ -213,7 +213,8 @@ def _files(trajectory: Trajectory, limits: RenderLimits) -> str:
         shown = trim(text, min(limits.file_chars, budget))
         budget -= len(shown)
         fence = _fence(shown)
-        blocks.append(f"### {path} ({len(text)} characters)\n{fence}\n{shown}\n{fence}")
+        body = shown.rstrip("\n")
+        blocks.append(f"### {path} ({len(text)} characters)\n{fence}\n{body}\n{fence}")
     if not trajectory.files:
         blocks.append("(none)")
     if left_out:

@@ -99,7 +99,9 @@ class VerifyContext:
         deleted = trajectory.meta.get("deleted_files") or []
         for path in deleted if isinstance(deleted, list) else []:
             final.pop(str(path), None)
-        return cls(instance=instance, trajectory=trajectory, initial_files=initial, final_files=final)
+        return cls(
+            instance=instance, trajectory=trajectory, initial_files=initial, final_files=final
+        )
 
 
 @dataclass(frozen=True)

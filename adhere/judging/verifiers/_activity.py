@@ -109,7 +109,9 @@ def trial_activity(ctx: VerifyContext, *, subagents: bool = False) -> Trial:
     raw = [(c, _raw_actions(c, runs[id(c)])) for c in found]
     named = [path for _, actions in raw for _, path, _ in actions]
     meta = ctx.trajectory.meta
-    explicit = roots_of(meta, ctx.instance.workspace.path, ctx.instance.metadata.get("workspace_abs_path"))
+    explicit = roots_of(
+        meta, ctx.instance.workspace.path, ctx.instance.metadata.get("workspace_abs_path")
+    )
     resolver = PathResolver.infer(named, [*ctx.initial_files, *ctx.final_files], explicit)
     files = tuple(
         FileAction(kind, resolver.rel(path), call, via_shell)

@@ -107,7 +107,7 @@ def _words(name: str) -> list[str]:
 
 
 def name_key(name: str) -> str:
-    """A tool or argument name as one lower-case word (``run_shell_command`` → ``runshellcommand``)."""
+    """A name as one lower-case word: ``run_shell_command`` and ``RunShellCommand`` alike."""
     return "".join(_words(name))
 
 

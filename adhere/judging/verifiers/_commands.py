@@ -1,4 +1,4 @@
-"""``command_executed`` and ``tests_run``: what the agent ran in a shell.
+r"""``command_executed`` and ``tests_run``: what the agent ran in a shell.
 
 Shell calls are recognised by tool name and a command argument (see ``_calls``) and
 read into simple commands (see ``_shell``): ``git reset --hard`` is found inside
@@ -6,7 +6,7 @@ read into simple commands (see ``_shell``): ``git reset --hard`` is found inside
 
 A pattern or substring is matched against the command as sent, each simple command
 as written, and each simple command with quotes and extra blanks removed — so
-``^git\\s+reset\\b`` can anchor on a simple command. Sub-agents' commands count too
+``^git\s+reset\b`` can anchor on a simple command. Sub-agents' commands count too
 (their evidence has no message index of the main conversation).
 
 Test runners recognised by ``tests_run`` (after ``uv run``, ``poetry run``, ``npx``,
@@ -131,7 +131,8 @@ _VALUED_OPTIONS = frozenset(
 )
 
 
-def _strip_launchers(argv: Sequence[str]) -> Sequence[str]:
+def _strip_launchers(argv: Sequence[str]) -> list[str]:
+    argv = list(argv)
     for _ in range(4):
         name = program(argv)
         rest = argv[1:]
@@ -150,11 +151,11 @@ def _strip_launchers(argv: Sequence[str]) -> Sequence[str]:
     return argv
 
 
-def _skip_options(args: Sequence[str]) -> Sequence[str]:
+def _skip_options(args: Sequence[str]) -> list[str]:
     i = 0
     while i < len(args) and args[i].startswith("-"):
         i += 2 if args[i] in _VALUED_OPTIONS else 1
-    return args[i:]
+    return list(args[i:])
 
 
 def is_test_command(argv: Sequence[str]) -> bool:
@@ -167,7 +168,9 @@ def is_test_command(argv: Sequence[str]) -> bool:
     if name in _NODE:
         if rest[:1] and rest[0] in ("test", "t", "tst"):
             return True
-        return rest[:1] in (["run"], ["run-script"]) and len(rest) > 1 and rest[1].startswith("test")
+        return (
+            rest[:1] in (["run"], ["run-script"]) and len(rest) > 1 and rest[1].startswith("test")
+        )
     if name in _SUBCOMMAND:
         return rest[:1] == ["test"]
     if name in _BUILD:

@@ -20,7 +20,7 @@ says "cannot tell" otherwise.
    accented letters add a little to the languages that use them (ß, ñ, ã, ł, ğ, å, œ,
    đ, ì …). The best profile needs a score of at least 1 and 1.5 times the
    runner-up's.
-4. **Too little text.** Fewer than 4 CJK characters, 4 Hangul syllables, 4 Latin
+4. **Too little text.** Fewer than 4 CJK characters, 4 Hangul syllables, 3 Latin
    words or 3 words of another script is "cannot tell".
 """
 
@@ -99,8 +99,7 @@ _STOPWORDS: dict[str, frozenset[str]] = {
         "mı ise değil sonra kadar veya hem ancak bunu şey",
         "id": "yang dan di ini itu dengan untuk tidak dari dalam akan pada juga ke ada bisa "
         "atau saya kami sudah",
-        "vi": "của và là các có được trong cho không này một những với người đã để khi từ "
-        "thì",
+        "vi": "của và là các có được trong cho không này một những với người đã để khi từ thì",
     }.items()
 }
 _HINTS: dict[str, tuple[str, ...]] = {
@@ -187,7 +186,7 @@ _RANGES: tuple[tuple[str, int, int], ...] = (
 _SIMPLE = {"Greek": "el", "Hebrew": "he", "Devanagari": "hi", "Thai": "th"}
 _MIN_CJK = 4
 _MIN_HANGUL = 4
-_MIN_LATIN_WORDS = 4
+_MIN_LATIN_WORDS = 3
 _MIN_OTHER_WORDS = 3
 _DOMINANCE = 0.6
 _MARGIN = 1.5
@@ -278,9 +277,9 @@ def _latin(clean: str) -> Detection:
             scores[lang] += 1 / len(owners)
     hints = dict.fromkeys(_STOPWORDS, 0.0)
     for char in clean.lower():
-        owners = _HINTS.get(char, ("vi",) if 0x1EA0 <= ord(char) <= 0x1EF9 else ())
-        for lang in owners:
-            hints[lang] = min(_HINT_CAP, hints[lang] + _HINT_WEIGHT / len(owners))
+        pointed = _HINTS.get(char, ("vi",) if 0x1EA0 <= ord(char) <= 0x1EF9 else ())
+        for lang in pointed:
+            hints[lang] = min(_HINT_CAP, hints[lang] + _HINT_WEIGHT / len(pointed))
     for lang, bonus in hints.items():
         scores[lang] += bonus
     ranked = sorted(scores.items(), key=lambda item: -item[1])

@@ -102,8 +102,10 @@ def length_limit(
         for unit, limit in limits.items():
             longest[unit] = max(longest[unit], counts[unit])
             if limit is not None and counts[unit] > limit:
-                what = "the replies together have" if scope == "all" else (
-                    f"message {reply.index} has"
+                what = (
+                    "the replies together have"
+                    if scope == "all"
+                    else (f"message {reply.index} has")
                 )
                 return Outcome(
                     "fail",

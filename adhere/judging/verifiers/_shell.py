@@ -233,7 +233,9 @@ def _is_redirect_amp(text: str, i: int, current: list[str]) -> bool:
     return before in (">", "<") or text.startswith("&>", i)
 
 
-def _read_heredocs(text: str, start: int, pending: list[tuple[str, bool]], bodies: list[str]) -> int:
+def _read_heredocs(
+    text: str, start: int, pending: list[tuple[str, bool]], bodies: list[str]
+) -> int:
     """Consume the heredoc bodies after a line end; return where commands resume."""
     position = start
     for delimiter, strip_tabs in pending:

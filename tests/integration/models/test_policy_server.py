@@ -67,7 +67,15 @@ async def test_health_models_and_stats(server):
         assert (await http.get("/healthz")).json() == {"status": "ok"}
         models = (await http.get("/v1/models")).json()
         ids = [entry["id"] for entry in models["data"]]
-        assert ids == ["agent", "noisy", "oracle", "replay", "script:agent", "script:hello"]
+        assert ids == [
+            "agent",
+            "judge",
+            "noisy",
+            "oracle",
+            "replay",
+            "script:agent",
+            "script:hello",
+        ]
         body = {"model": "script:hello", "messages": [{"role": "user", "content": "hi"}]}
         for prefix in ("", "/t/trial-1", "/t/trial-1", "/t/trial-2"):
             reply = await http.post(prefix + "/v1/chat/completions", json=body)

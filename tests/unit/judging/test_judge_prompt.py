@@ -91,7 +91,7 @@ def test_transcript_shows_every_turn_call_reasoning_and_result():
     assert "### message 2 · tool result of Read, call t1\ndef restock(): ..." in text
     assert "### message 5 · user\nThanks, now explain it." in text
     assert "total_value sums quantity times price." in text
-    assert "### inv.py (39 characters)" in text
+    assert "### inv.py (37 characters)" in text
     assert "Deleted by the agent: old.py" in text
     assert "trial_id" not in text
 
@@ -153,13 +153,19 @@ def test_user_text_lists_items_with_condition_and_reads_back():
             kind=CheckKind.IMPLEMENTATION,
             description="If the assistant adds a dependency, it pins it.",
         ),
-        Check(id="c3", source=Source.SP, description="No emoji.", condition="it writes text"),
+        Check(
+            id="c3",
+            source=Source.SYSTEM_PROMPT,
+            description="No emoji.",
+            condition="it writes text",
+        ),
     ]
     items = [PromptItem.from_check(c) for c in checks]
     transcript = render_transcript(trajectory())
-    user = render_user(transcript, items, note="- \"c2\": not answered")
+    user = render_user(transcript, items, note='- "c2": not answered')
     assert user.index(transcript) < user.index(BEGIN_CHECKLIST) < user.index("Note on your")
-    line = json.loads(user.splitlines()[user.splitlines().index(BEGIN_CHECKLIST) + 3])
+    lines = user.splitlines()
+    line = json.loads(lines[lines.index(BEGIN_CHECKLIST) + 3].rstrip(","))
     assert line == {
         "check_id": "c2",
         "source": "UserQuery",
@@ -191,9 +197,15 @@ def test_read_checklist_errors():
 @pytest.mark.parametrize(
     ("description", "condition"),
     [
-        ("If the assistant changes a dependency, it updates uv.lock", "If the assistant changes a dependency"),
+        (
+            "If the assistant changes a dependency, it updates uv.lock",
+            "If the assistant changes a dependency",
+        ),
         ("Runs the tests when it edits code.", "when it edits code"),
-        ("If the assistant edits pyproject.toml, it runs uv lock.", "If the assistant edits pyproject.toml"),
+        (
+            "If the assistant edits pyproject.toml, it runs uv lock.",
+            "If the assistant edits pyproject.toml",
+        ),
         ("Whenever a file is deleted it asks first", "Whenever a file is deleted it asks first"),
         ("Check if the assistant runs the tests", None),
         ("Never uses emoji, even if the user asks.", None),
