@@ -137,7 +137,9 @@ class Bindings:
     def bind_instance(self, instance: Instance) -> Instance:
         """``instance`` with its checks bound (its ``metadata["category"]`` is used)."""
         category = instance.metadata.get("category")
-        checks = self.bind(instance.checks, category=category if isinstance(category, str) else None)
+        checks = self.bind(
+            instance.checks, category=category if isinstance(category, str) else None
+        )
         return instance.model_copy(update={"checks": checks})
 
 
@@ -174,7 +176,9 @@ def parse_bindings(data: Any, *, file: str = "<bindings>") -> Bindings:
                     re.compile(match.description) if match.description is not None else None
                 ),
                 category=(
-                    re.compile(match.category, re.IGNORECASE) if match.category is not None else None
+                    re.compile(match.category, re.IGNORECASE)
+                    if match.category is not None
+                    else None
                 ),
                 sources=frozenset(match.source) if match.source is not None else None,
                 kinds=frozenset(match.kind) if match.kind is not None else None,

@@ -86,6 +86,8 @@ class RunSummary:
     failed: int = 0
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
+    scoring: Any = None
+    """The :class:`~adhere.runner._scoring.ScoreSummary` of the scoring pass."""
 
 
 def error_verdicts(instance: Instance, message: str) -> list[Verdict]:

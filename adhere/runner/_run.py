@@ -27,10 +27,11 @@ from adhere.runner._config import RunConfig
 from adhere.runner._engine import Engine, ModelTarget, Progress, RunSummary
 from adhere.runner._plan import apply_filters, plan_trials
 from adhere.runner._replay import RecordedRun, RecordedRuns
+from adhere.runner._scoring import score_rollout
 from adhere.runner._workspace import default_work_root
 from adhere.scaffolds import Scaffold, WireApi, default_cache_dir, get_scaffold
-from adhere.spec import Instance, Trial
-from adhere.store import RolloutStore, open_store
+from adhere.spec import Endpoint, Instance, JudgePanel, Trial
+from adhere.store import RolloutStore, StoreVerdictCache, open_store
 from adhere.suites import Suite, get_suite
 
 SCRIPTED = "scripted"
@@ -131,6 +132,22 @@ def model_secrets(config: RunConfig) -> list[str]:
     return keys
 
 
+def judge_endpoints(panel: JudgePanel | None, scripted_url: str | None) -> dict[str, Endpoint]:
+    """The panel's judge endpoints, with ``scripted`` pointing at the running test double."""
+    if panel is None:
+        return {}
+    out = {}
+    for judge in panel.spec.judges:
+        endpoint = judge.endpoint
+        if endpoint.base_url == SCRIPTED:
+            if scripted_url is None:
+                raise SpecError("a scripted judge needs the scripted policy server running")
+            root = scripted_url + ("/v1" if endpoint.api == "openai" else "")
+            endpoint = endpoint.model_copy(update={"base_url": root})
+        out[judge.name] = endpoint
+    return out
+
+
 def _replay_source(prepared: Prepared) -> RecordedRuns | None:
     """Recorded runs named by ``replay:run=PATH`` models (paths relative to the spec)."""
     runs: dict[str, RecordedRun] = {}
@@ -148,10 +165,17 @@ def _replay_source(prepared: Prepared) -> RecordedRuns | None:
 class _ProxyCalls:
     """The engine's view of the proxy: trial URLs and the records of each trial."""
 
-    def __init__(self, proxy: RecordingProxy, sink: MemorySink, secrets: list[str]) -> None:
+    def __init__(
+        self,
+        proxy: RecordingProxy,
+        sink: MemorySink,
+        secrets: list[str],
+        scripted_url: str | None,
+    ) -> None:
         self.proxy = proxy
         self.sink = sink
         self.secrets = secrets
+        self.scripted_url = scripted_url
 
     def trial_base_url(self, trial_id: str, upstream: str) -> str:
         return self.proxy.trial_base_url(trial_id, upstream)
@@ -168,7 +192,11 @@ async def _services(
     models = prepared.config.rollout.spec.models
     async with AsyncExitStack() as stack:
         scripted_url = None
-        if any(m.endpoint.base_url == SCRIPTED for m in models):
+        panel = prepared.config.judge_panel
+        judges_scripted = panel is not None and any(
+            j.endpoint.base_url == SCRIPTED for j in panel.spec.judges
+        )
+        if judges_scripted or any(m.endpoint.base_url == SCRIPTED for m in models):
             cached = cache(get_suite)
             suites = {prepared.suite.name: prepared.suite}
             answers = InstanceAnswerKey(prepared.instances, lambda n: suites.get(n) or cached(n))
@@ -204,7 +232,7 @@ async def _services(
         proxy = RecordingProxy(ProxyConfig(upstreams=upstreams, sink=sink, secrets=secrets))
         await proxy.start()
         stack.push_async_callback(proxy.stop)
-        yield _ProxyCalls(proxy, sink, secrets), targets
+        yield _ProxyCalls(proxy, sink, secrets, scripted_url), targets
 
 
 async def execute(prepared: Prepared, *, progress: Progress | None = None) -> RunSummary:
@@ -229,4 +257,15 @@ async def execute(prepared: Prepared, *, progress: Progress | None = None) -> Ru
             progress=progress,
             secrets=calls.secrets,
         )
-        return await engine.run(prepared.trials)
+        summary = await engine.run(prepared.trials)
+        panel = prepared.config.judge_panel
+        summary.scoring = await score_rollout(
+            prepared.store,
+            {i.id: i for i in prepared.instances},
+            lambda name: prepared.suite if name == prepared.suite.name else get_suite(name),
+            panel=panel,
+            judge_endpoints=judge_endpoints(panel, calls.scripted_url),
+            cache=StoreVerdictCache(prepared.store.store),
+            parallelism=prepared.config.rollout.spec.parallelism,
+        )
+        return summary

@@ -1,0 +1,78 @@
+"""Judging: deterministic verifiers, the LLM judge, panels, agreement and the verdict cache.
+
+Pure: model calls are injected as an ``ask`` callable (see :class:`JudgeCall`); this
+package never opens a connection.
+"""
+
+from adhere.judging._agreement import (
+    PairAgreement,
+    PanelAgreement,
+    cohen_kappa,
+    exact_match,
+    fleiss_kappa,
+    panel_agreement,
+)
+from adhere.judging._agreement_human import HumanAgreement, human_agreement, load_human_labels
+from adhere.judging._agreement_ranks import RankStability, kendall_tau, rank_stability
+from adhere.judging._cache import MemoryVerdictCache, VerdictCache, cache_key, trajectory_digest
+from adhere.judging._judge import judge_trial
+from adhere.judging._judge_batches import Grouping, plan_batches, prompt_tokens
+from adhere.judging._judge_call import Ask, JudgeCall
+from adhere.judging._judge_reply import ParsedReply, parse_reply
+from adhere.judging._panel import PanelJudge, PanelResult, majority_vote, run_panel
+from adhere.judging._panel_scores import PanelScore, panel_scores, scores_by_judge
+from adhere.judging._prompt import JUDGE_SYSTEM, PROMPT_VERSION, render_user
+from adhere.judging._prompt_condition import effective_condition, infer_condition
+from adhere.judging._verify import Outcome, VerifyContext, get_verifier, verifier, verifier_names
+from adhere.judging._verify_bindings import Bindings, load_bindings
+from adhere.judging._verify_run import needs_judge, run_check, run_checks, validate_checks
+
+__all__ = [
+    "JUDGE_SYSTEM",
+    "PROMPT_VERSION",
+    "Ask",
+    "Bindings",
+    "Grouping",
+    "HumanAgreement",
+    "JudgeCall",
+    "MemoryVerdictCache",
+    "Outcome",
+    "PairAgreement",
+    "PanelAgreement",
+    "PanelJudge",
+    "PanelResult",
+    "PanelScore",
+    "ParsedReply",
+    "RankStability",
+    "VerdictCache",
+    "VerifyContext",
+    "cache_key",
+    "cohen_kappa",
+    "effective_condition",
+    "exact_match",
+    "fleiss_kappa",
+    "get_verifier",
+    "human_agreement",
+    "infer_condition",
+    "judge_trial",
+    "kendall_tau",
+    "load_bindings",
+    "load_human_labels",
+    "majority_vote",
+    "needs_judge",
+    "panel_agreement",
+    "panel_scores",
+    "parse_reply",
+    "plan_batches",
+    "prompt_tokens",
+    "rank_stability",
+    "render_user",
+    "run_check",
+    "run_checks",
+    "run_panel",
+    "scores_by_judge",
+    "trajectory_digest",
+    "validate_checks",
+    "verifier",
+    "verifier_names",
+]

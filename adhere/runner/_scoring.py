@@ -1,0 +1,177 @@
+"""Scoring a rollout's finished trials: suite checks, verifiers, then the judge panel.
+
+For every trial that finished ``ok``:
+
+1. the suite decides its own checks (PACIFIC answers, …);
+2. checks bound to a deterministic verifier are decided by it;
+3. the remaining checks go to the rollout's JudgePanel (if any): every judge sees
+   the trajectory and the checklist; verdicts are cached by content, so re-scoring
+   an unchanged rollout makes no judge call.
+
+``verdicts.json`` holds one verdict per check (judge-decided checks by majority
+vote); ``judge_verdicts.json`` holds each judge's own verdicts, from which
+``mean`` panels compute scores per judge. Checks left undecided (no verifier, no
+panel) have no verdict and the report says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from adhere.judging import (
+    Ask,
+    JudgeCall,
+    PanelJudge,
+    VerdictCache,
+    VerifyContext,
+    needs_judge,
+    run_check,
+    run_panel,
+)
+from adhere.models import ChatRequest, ModelClient, open_client
+from adhere.spec import ChatMessage, Endpoint, Instance, JudgePanel, Trial, Verdict
+from adhere.store import RolloutStore
+from adhere.suites import Suite
+
+
+@dataclass
+class ScoreSummary:
+    """What a scoring pass did."""
+
+    trials: int = 0
+    suite_verdicts: int = 0
+    verifier_verdicts: int = 0
+    judged_checks: int = 0
+    undecided_checks: int = 0
+    judge_calls: int = 0
+    errors: int = 0
+    seconds: float = 0.0
+    problems: list[str] = field(default_factory=list)
+
+
+class JudgeAsks:
+    """One model client per judge endpoint, turned into the ``ask`` the panel uses."""
+
+    def __init__(self, endpoints: Mapping[str, Endpoint]) -> None:
+        self.clients: dict[str, ModelClient] = {
+            name: open_client(endpoint) for name, endpoint in endpoints.items()
+        }
+        self.calls = 0
+
+    def ask_for(self, judge: str) -> Ask:
+        """The ``ask`` of one judge."""
+        client = self.clients[judge]
+
+        async def ask(call: JudgeCall) -> str:
+            self.calls += 1
+            response = await client.complete(
+                ChatRequest(
+                    messages=(ChatMessage(role="user", content=call.user),),
+                    system=call.system,
+                    max_tokens=call.max_tokens,
+                    temperature=0.0,
+                )
+            )
+            return response.message.content
+
+        return ask
+
+    async def aclose(self) -> None:
+        """Close every client."""
+        for client in self.clients.values():
+            await client.aclose()
+
+
+async def score_trial(
+    trial: Trial,
+    instance: Instance,
+    store: RolloutStore,
+    suite: Suite,
+    judges: Sequence[PanelJudge],
+    panel: JudgePanel | None,
+    cache: VerdictCache | None,
+    summary: ScoreSummary,
+) -> None:
+    """Decide every check of one finished trial and store the verdicts."""
+    trajectory = store.read_trajectory(trial)
+    if trajectory is None:
+        summary.problems.append(f"{trial.id}: no trajectory stored")
+        return
+    verdicts: dict[str, Verdict] = {v.check_id: v for v in suite.score(instance, trajectory)}
+    summary.suite_verdicts += len(verdicts)
+    context = VerifyContext.build(instance, trajectory)
+    for check in instance.checks:
+        if check.id not in verdicts and not needs_judge(check):
+            verdicts[check.id] = run_check(check, context)
+            summary.verifier_verdicts += 1
+    to_judge = [c for c in instance.checks if c.id not in verdicts]
+    per_judge: dict[str, list[dict[str, Any]]] = {}
+    if to_judge and judges and panel is not None:
+        result = await run_panel(
+            judges,
+            to_judge,
+            trajectory,
+            aggregation=panel.spec.aggregation,
+            cache=cache,
+            prompt_version=panel.spec.prompt_version,
+        )
+        for verdict in result.majority:
+            verdicts[verdict.check_id] = verdict
+        per_judge = {
+            name: [v.model_dump(mode="json") for v in found]
+            for name, found in result.per_judge.items()
+        }
+        summary.judged_checks += len(to_judge)
+    else:
+        summary.undecided_checks += len(to_judge)
+    ordered = [verdicts[c.id] for c in instance.checks if c.id in verdicts]
+    summary.errors += sum(1 for v in ordered if v.result == "error")
+    store.write_verdicts(trial, ordered)
+    store.write_json(trial, "judge_verdicts.json", per_judge)
+
+
+async def score_rollout(
+    store: RolloutStore,
+    instances: Mapping[str, Instance],
+    suite_for: Callable[[str], Suite],
+    *,
+    panel: JudgePanel | None,
+    judge_endpoints: Mapping[str, Endpoint] | None = None,
+    cache: VerdictCache | None = None,
+    parallelism: int = 8,
+    on_trial: Callable[[Trial], None] | None = None,
+) -> ScoreSummary:
+    """Score every trial of the rollout that finished ``ok``."""
+    started = time.monotonic()
+    summary = ScoreSummary()
+    trials = [s.result.trial for s in store.iter_trials() if s.result.status == "ok"]
+    asks = JudgeAsks(judge_endpoints or {}) if panel is not None else None
+    judges = (
+        [PanelJudge(j.name, j.endpoint.model, asks.ask_for(j.name)) for j in panel.spec.judges]
+        if panel is not None and asks is not None
+        else []
+    )
+    semaphore = asyncio.Semaphore(parallelism)
+
+    async def one(trial: Trial) -> None:
+        async with semaphore:
+            instance = instances[trial.instance]
+            await score_trial(
+                trial, instance, store, suite_for(instance.suite), judges, panel, cache, summary
+            )
+            summary.trials += 1
+            if on_trial is not None:
+                on_trial(trial)
+
+    try:
+        await asyncio.gather(*(one(t) for t in trials))
+    finally:
+        if asks is not None:
+            summary.judge_calls = asks.calls
+            await asks.aclose()
+        summary.seconds = time.monotonic() - started
+    return summary
