@@ -23,20 +23,34 @@ from adhere.judging._panel import PanelJudge, PanelResult, majority_vote, run_pa
 from adhere.judging._panel_scores import PanelScore, panel_scores, scores_by_judge
 from adhere.judging._prompt import JUDGE_SYSTEM, PROMPT_VERSION, render_user
 from adhere.judging._prompt_condition import effective_condition, infer_condition
-from adhere.judging._verify import Outcome, VerifyContext, get_verifier, verifier, verifier_names
-from adhere.judging._verify_bindings import Bindings, load_bindings
+from adhere.judging._verify import (
+    ENTRY_POINT_GROUP,
+    Outcome,
+    OutcomeResult,
+    RegisteredVerifier,
+    Verifier,
+    VerifierParams,
+    VerifyContext,
+    get_verifier,
+    verifier,
+    verifier_names,
+)
+from adhere.judging._verify_bindings import Binding, Bindings, load_bindings, parse_bindings
 from adhere.judging._verify_run import needs_judge, run_check, run_checks, validate_checks
 
 __all__ = [
-    "JUDGE_SYSTEM",
-    "PROMPT_VERSION",
     "Ask",
+    "Binding",
     "Bindings",
+    "ENTRY_POINT_GROUP",
     "Grouping",
     "HumanAgreement",
+    "JUDGE_SYSTEM",
     "JudgeCall",
     "MemoryVerdictCache",
     "Outcome",
+    "OutcomeResult",
+    "PROMPT_VERSION",
     "PairAgreement",
     "PanelAgreement",
     "PanelJudge",
@@ -44,7 +58,10 @@ __all__ = [
     "PanelScore",
     "ParsedReply",
     "RankStability",
+    "RegisteredVerifier",
     "VerdictCache",
+    "Verifier",
+    "VerifierParams",
     "VerifyContext",
     "cache_key",
     "cohen_kappa",
@@ -62,6 +79,7 @@ __all__ = [
     "needs_judge",
     "panel_agreement",
     "panel_scores",
+    "parse_bindings",
     "parse_reply",
     "plan_batches",
     "prompt_tokens",

@@ -163,7 +163,7 @@ class RegisteredVerifier:
         """
         if self.params is None:
             return self._validate_by_signature(params, file=file, field=field)
-        known = {name for name, info in self.params.model_fields.items()}
+        known = set(self.params.model_fields)
         known |= {info.alias for info in self.params.model_fields.values() if info.alias}
         for key in params:
             if key not in known:

@@ -166,7 +166,8 @@ def parse_bindings(data: Any, *, file: str = "<bindings>") -> Bindings:
         try:
             registered = get_verifier(rule.verifier.name)
         except SpecError as exc:
-            raise SpecError(str(exc), file=file, field=f"{where}.verifier.name") from None
+            message = str(exc).removeprefix(f"{exc.field}: ")
+            raise SpecError(message, file=file, field=f"{where}.verifier.name") from None
         registered.validate(rule.verifier.params, file=file, field=f"{where}.verifier.params")
         rules.append(
             Binding(

@@ -38,8 +38,9 @@ def _bound(check: Check, *, file: str | None = None) -> tuple[RegisteredVerifier
     try:
         registered = get_verifier(check.verifier.name)
     except SpecError as exc:
+        message = str(exc).removeprefix(f"{exc.field}: ")
         raise SpecError(
-            f"check {check.id!r}: {exc}", file=file, field=f"checks.{check.id}.verifier.name"
+            f"check {check.id!r}: {message}", file=file, field=f"checks.{check.id}.verifier.name"
         ) from None
     params = registered.validate(
         check.verifier.params, file=file, field=f"checks.{check.id}.verifier.params"

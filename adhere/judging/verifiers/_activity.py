@@ -23,9 +23,10 @@ from adhere.judging.verifiers._shell import (
     program,
 )
 
-__all__ = ["FileAction", "ShellRun", "Trial", "trial_activity"]
+__all__ = ["Activity", "FileAction", "ShellRun", "describe", "trial_activity"]
 
 ActionKind = Literal["read", "write", "edit", "delete"]
+_PRINTERS = frozenset({"echo", "printf"})
 
 
 @dataclass(frozen=True)
@@ -39,13 +40,17 @@ class ShellRun:
     def texts(self) -> list[str]:
         """The strings a command pattern is matched against.
 
-        The command as sent, each simple command as written, and each simple command
-        with quoting and extra blanks removed.
+        Each simple command as written and with quoting and extra blanks removed —
+        except shells whose script was opened (their commands are listed instead) and
+        ``echo``/``printf``, which only print. A command that cannot be parsed is
+        matched as sent.
         """
-        out = [self.text]
+        out: list[str] = []
         for command in self.commands:
+            if command.opens_script or program(command.argv) in _PRINTERS:
+                continue
             out.extend((command.raw, command.text))
-        return list(dict.fromkeys(out))
+        return list(dict.fromkeys(out)) if self.commands else [self.text]
 
 
 @dataclass(frozen=True)
@@ -59,7 +64,7 @@ class FileAction:
 
 
 @dataclass(frozen=True)
-class Trial:
+class Activity:
     """A trial's calls, shell runs and file actions, in order."""
 
     calls: tuple[Call, ...]
@@ -67,9 +72,10 @@ class Trial:
     files: tuple[FileAction, ...]
     resolver: PathResolver
 
-    def position(self, call: Call) -> int:
+    @staticmethod
+    def position(call: Call) -> int:
         """The call's position among all calls (its order in time)."""
-        return self.calls.index(call)
+        return call.order
 
 
 def _shell_run(call: Call) -> ShellRun | None:
@@ -102,11 +108,11 @@ def _raw_actions(call: Call, run: ShellRun | None) -> list[tuple[ActionKind, str
     return out
 
 
-def trial_activity(ctx: VerifyContext, *, subagents: bool = False) -> Trial:
+def trial_activity(ctx: VerifyContext, *, subagents: bool = False) -> Activity:
     """Calls, shell runs and file actions of the trial (sub-agents' too if asked)."""
     found = calls(ctx.trajectory, subagents=subagents)
-    runs = {id(c): _shell_run(c) for c in found}
-    raw = [(c, _raw_actions(c, runs[id(c)])) for c in found]
+    runs = [_shell_run(c) for c in found]
+    raw = [(c, _raw_actions(c, run)) for c, run in zip(found, runs, strict=True)]
     named = [path for _, actions in raw for _, path, _ in actions]
     meta = ctx.trajectory.meta
     explicit = roots_of(
@@ -118,8 +124,8 @@ def trial_activity(ctx: VerifyContext, *, subagents: bool = False) -> Trial:
         for call, actions in raw
         for kind, path, via_shell in actions
     )
-    shell = tuple(run for run in runs.values() if run is not None)
-    return Trial(tuple(found), shell, files, resolver)
+    shell = tuple(run for run in runs if run is not None)
+    return Activity(tuple(found), shell, files, resolver)
 
 
 def describe(paths: Sequence[str], limit: int = 5) -> str:

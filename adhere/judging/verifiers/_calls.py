@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from adhere.spec import Trajectory
@@ -122,6 +122,7 @@ class Call:
         call_id: The call's id.
         role: The role (see the module docstring).
         subagent: Position in ``trajectory.subagents``, or ``None`` for the main one.
+        order: Position among all calls listed together (main conversation first).
     """
 
     index: int
@@ -130,6 +131,7 @@ class Call:
     call_id: str
     role: Role
     subagent: int | None = None
+    order: int = 0
 
     @property
     def where(self) -> str:
@@ -180,7 +182,7 @@ def calls(trajectory: Trajectory, *, subagents: bool = False) -> list[Call]:
     if subagents:
         for n, sub in enumerate(trajectory.subagents):
             found.extend(_calls_of(sub, n))
-    return found
+    return [replace(call, order=order) for order, call in enumerate(found)]
 
 
 def _calls_of(trajectory: Trajectory, subagent: int | None) -> Iterator[Call]:

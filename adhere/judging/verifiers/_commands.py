@@ -4,10 +4,12 @@ Shell calls are recognised by tool name and a command argument (see ``_calls``) 
 read into simple commands (see ``_shell``): ``git reset --hard`` is found inside
 ``bash -lc "cd repo && git reset --hard"``, in argv arrays and after ``&&``.
 
-A pattern or substring is matched against the command as sent, each simple command
-as written, and each simple command with quotes and extra blanks removed — so
-``^git\s+reset\b`` can anchor on a simple command. Sub-agents' commands count too
-(their evidence has no message index of the main conversation).
+A pattern or substring is matched against each simple command, as written and with
+quotes and extra blanks removed, so ``^git\s+reset\b`` anchors on the command's
+start. Shells whose script was opened are matched through the script's commands, and
+``echo``/``printf`` (which only print) and heredoc bodies are never matched; a pattern
+cannot span ``&&`` or ``|``. Sub-agents' commands count too (their evidence has no
+message index of the main conversation).
 
 Test runners recognised by ``tests_run`` (after ``uv run``, ``poetry run``, ``npx``,
 ``pnpm exec``, ``bundle exec``, ``python -m`` and the like are set aside): ``pytest``,

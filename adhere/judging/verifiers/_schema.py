@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from adhere.judging._verify import Outcome, VerifierParams, VerifyContext, verifier
@@ -122,7 +123,7 @@ def tool_args_valid(
     for trajectory, subagent in conversations:
         offered = {t.name: t.parameters for t in trajectory.tools}
         for call in calls(trajectory):
-            call = Call(call.index, call.name, call.arguments, call.call_id, call.role, subagent)
+            call = replace(call, subagent=subagent)
             if tools is not None and call.name not in tools:
                 continue
             checked += 1

@@ -20,7 +20,7 @@ import posixpath
 import re
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["SimpleCommand", "command_value", "file_effects", "parse_command", "program"]
@@ -48,6 +48,8 @@ class SimpleCommand:
         writes: Files its output redirections write.
         heredoc: The bodies of the heredocs it reads, joined.
         depth: How many shells deep it was found (0 = the command itself).
+        wrapped: The wrappers set aside in front of it (``sudo``, ``timeout`` …).
+        opens_script: It starts a shell (or ``eval``) whose script was read as well.
     """
 
     argv: tuple[str, ...]
@@ -55,7 +57,8 @@ class SimpleCommand:
     writes: tuple[str, ...] = ()
     heredoc: str = ""
     depth: int = 0
-    wrapped: tuple[str, ...] = field(default=())
+    wrapped: tuple[str, ...] = ()
+    opens_script: bool = False
 
     @property
     def text(self) -> str:
@@ -97,9 +100,13 @@ def parse_command(text: str, depth: int = 0) -> list[SimpleCommand]:
         argv, wrapped = _unwrap(argv)
         if not argv:
             continue
-        out.append(SimpleCommand(tuple(argv), piece.strip(), writes, heredoc, depth, wrapped))
-        script = _inner_script(argv)
-        if script is not None and depth < _MAX_DEPTH:
+        script = _inner_script(argv) if depth < _MAX_DEPTH else None
+        out.append(
+            SimpleCommand(
+                tuple(argv), piece.strip(), writes, heredoc, depth, wrapped, script is not None
+            )
+        )
+        if script is not None:
             out.extend(parse_command(script, depth + 1))
     return out
 

@@ -96,7 +96,7 @@ def skill_invoked(
             evidence=used[0][0].evidence if used else None,
         )
     call, _, how = hits[0]
-    if must_be_first and trial.calls and trial.calls[0] is not call:
+    if must_be_first and trial.calls and trial.calls[0].order != call.order:
         first = trial.calls[0]
         return Outcome(
             "fail",

@@ -39,7 +39,9 @@ def obj(properties: dict[str, Any], required: list[str] | None = None) -> dict[s
 
 S = {"type": "string"}
 CLAUDE_TOOLS = [
-    ToolSpec(name="Read", parameters=obj({"file_path": S, "limit": {"type": "integer"}}, ["file_path"])),
+    ToolSpec(
+        name="Read", parameters=obj({"file_path": S, "limit": {"type": "integer"}}, ["file_path"])
+    ),
     ToolSpec(
         name="Edit",
         parameters=obj(
@@ -47,8 +49,12 @@ CLAUDE_TOOLS = [
             ["file_path", "old_string", "new_string"],
         ),
     ),
-    ToolSpec(name="Write", parameters=obj({"file_path": S, "content": S}, ["file_path", "content"])),
-    ToolSpec(name="Bash", parameters=obj({"command": S, "timeout": {"type": "number"}}, ["command"])),
+    ToolSpec(
+        name="Write", parameters=obj({"file_path": S, "content": S}, ["file_path", "content"])
+    ),
+    ToolSpec(
+        name="Bash", parameters=obj({"command": S, "timeout": {"type": "number"}}, ["command"])
+    ),
     ToolSpec(name="Skill", parameters=obj({"skill": S, "args": S}, ["skill"])),
     ToolSpec(name="Grep", parameters=obj({"pattern": S, "path": S}, ["pattern"])),
 ]
@@ -56,7 +62,9 @@ KILO_TOOLS = [
     ToolSpec(name="read", parameters=obj({"filePath": S}, ["filePath"])),
     ToolSpec(
         name="edit",
-        parameters=obj({"filePath": S, "oldString": S, "newString": S}, ["filePath", "oldString", "newString"]),
+        parameters=obj(
+            {"filePath": S, "oldString": S, "newString": S}, ["filePath", "oldString", "newString"]
+        ),
     ),
     ToolSpec(name="write", parameters=obj({"content": S, "filePath": S}, ["content", "filePath"])),
     ToolSpec(name="bash", parameters=obj({"command": S, "workdir": S}, ["command"])),
@@ -71,8 +79,8 @@ CODEX_TOOLS = [
 ]
 
 
-def call(name: str, **arguments: Any) -> ToolCall:
-    return ToolCall(id=f"call_{next(_ids)}", name=name, arguments=arguments)
+def call(tool: str, /, **arguments: Any) -> ToolCall:
+    return ToolCall(id=f"call_{next(_ids)}", name=tool, arguments=arguments)
 
 
 def user(text: str) -> ChatMessage:
@@ -87,9 +95,9 @@ def result(of: ToolCall, text: str = "ok") -> ChatMessage:
     return ChatMessage(role="tool", content=text, tool_call_id=of.id, name=of.name)
 
 
-def act(text: str, name: str, **arguments: Any) -> list[ChatMessage]:
+def act(text: str, tool: str, /, **arguments: Any) -> list[ChatMessage]:
     """An assistant message calling one tool, and the tool's result."""
-    made = call(name, **arguments)
+    made = call(tool, **arguments)
     return [say(text, made), result(made)]
 
 
@@ -133,7 +141,10 @@ def ctx(trajectory: Trajectory, inst: Instance | None = None) -> VerifyContext:
 
 def check(name: str, **params: Any) -> Check:
     return Check(
-        id=f"chk_{name}", source="SP", description="d", verifier=VerifierRef(name=name, params=params)
+        id=f"chk_{name}",
+        source="SP",
+        description="d",
+        verifier=VerifierRef(name=name, params=params),
     )
 
 

@@ -136,24 +136,39 @@ def test_command_executed_passes_when_absent_and_mentions_do_not_count():
 
 def test_command_executed_expect_present_and_case():
     trajectory = traj(act("Listing.", "bash", command="LS -la"), tools=KILO_TOOLS)
-    assert verdict("command_executed", ctx(trajectory), contains="ls -la", expect="present").result == "fail"
+    assert (
+        verdict("command_executed", ctx(trajectory), contains="ls -la", expect="present").result
+        == "fail"
+    )
     assert (
         verdict(
-            "command_executed", ctx(trajectory), contains="ls -la", expect="present", ignore_case=True
+            "command_executed",
+            ctx(trajectory),
+            contains="ls -la",
+            expect="present",
+            ignore_case=True,
         ).result
         == "pass"
     )
-    assert verdict("command_executed", ctx(traj(say("hi"))), contains="x", expect="present").result == "fail"
+    assert (
+        verdict("command_executed", ctx(traj(say("hi"))), contains="x", expect="present").result
+        == "fail"
+    )
 
 
 def test_command_executed_sees_subagents_without_evidence():
     sub = traj(act("Resetting.", "Bash", command="git reset --hard"))
     trajectory = traj(say("Delegating.", call("Agent", prompt="reset it")), subagents=[sub])
     outcome = verdict("command_executed", ctx(trajectory), contains="git reset --hard")
-    assert outcome.result == "fail" and outcome.evidence is None and "sub-agent 0" in outcome.reasoning
+    assert (
+        outcome.result == "fail" and outcome.evidence is None and "sub-agent 0" in outcome.reasoning
+    )
     assert (
         verdict(
-            "command_executed", ctx(trajectory), contains="git reset --hard", include_subagents=False
+            "command_executed",
+            ctx(trajectory),
+            contains="git reset --hard",
+            include_subagents=False,
         ).result
         == "pass"
     )
@@ -189,7 +204,14 @@ def test_test_commands_are_recognised(command):
 
 @pytest.mark.parametrize(
     "command",
-    ["cat pytest.ini", "grep -r pytest .", "npm install", "go build ./...", "python app.py", "ls tests"],
+    [
+        "cat pytest.ini",
+        "grep -r pytest .",
+        "npm install",
+        "go build ./...",
+        "python app.py",
+        "ls tests",
+    ],
 )
 def test_other_commands_are_not_test_runs(command):
     assert not any(is_test_command(c.argv) for c in parse_command(command))
@@ -212,7 +234,9 @@ def test_tests_run_after_last_change():
         act("Noting.", "Edit", file_path="CHANGELOG.md", old_string="a", new_string="b"),
     )
     outcome = verdict("tests_run", ctx(tested_then_edited), after_last_change=True)
-    assert outcome.result == "fail" and outcome.evidence == 2 and "inventory.py" in outcome.reasoning
+    assert (
+        outcome.result == "fail" and outcome.evidence == 2 and "inventory.py" in outcome.reasoning
+    )
     edited_then_tested = traj(
         act("Fixing.", "Edit", **edit),
         act("Testing.", "Bash", command="bash -lc 'pytest -q'"),
@@ -228,7 +252,12 @@ def test_tests_run_after_last_change_counts_shell_writes_and_patches():
         act(
             "Patching.",
             "exec_command",
-            cmd=["bash", "-lc", "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** End Patch\nEOF"],
+            cmd=[
+                "bash",
+                "-lc",
+                "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.py\n"
+                "@@\n-x\n+y\n*** End Patch\nEOF",
+            ],
         ),
         tools=CODEX_TOOLS,
     )
@@ -237,7 +266,10 @@ def test_tests_run_after_last_change_counts_shell_writes_and_patches():
 
 
 def test_tests_run_after_last_change_without_changes():
-    assert verdict("tests_run", ctx(traj(say("Nothing to do."))), after_last_change=True).result == "n/a"
+    assert (
+        verdict("tests_run", ctx(traj(say("Nothing to do."))), after_last_change=True).result
+        == "n/a"
+    )
     only_tests = traj(act("Testing.", "Bash", command="pytest"))
     assert verdict("tests_run", ctx(only_tests), after_last_change=True).result == "pass"
 
@@ -252,3 +284,17 @@ def test_unknown_shell_tool_shape_is_recognised_by_arguments():
     tools = [ToolSpec(name="RunTerminalCmd", parameters=obj({"command": {"type": "string"}}))]
     trajectory = traj(act("Resetting.", "RunTerminalCmd", command="git reset --hard"), tools=tools)
     assert verdict("command_executed", ctx(trajectory), contains="reset --hard").result == "fail"
+
+
+def test_printed_text_and_commit_messages_are_not_commands():
+    trajectory = traj(
+        act("Explaining.", "Bash", command="echo 'never run git reset --hard' && git status"),
+        act(
+            "Committing.",
+            "Bash",
+            command="git commit -m 'Document that git reset --hard is banned'",
+        ),
+    )
+    context = ctx(trajectory)
+    assert verdict("command_executed", context, pattern=r"^git reset --hard").result == "pass"
+    assert verdict("command_executed", context, contains="git status").result == "fail"

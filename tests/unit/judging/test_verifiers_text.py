@@ -116,7 +116,8 @@ def test_detector_places_clear_text(text, language):
 def test_detector_ignores_code_urls_and_paths():
     chinese = (
         "我修改了 `inventory.py`，新增了 total_value 函数：\n\n"
-        "```python\ndef total_value(items):\n    return sum(i.quantity for i in items)  # the total\n```\n"
+        "```python\ndef total_value(items):\n"
+        "    return sum(i.quantity for i in items)  # the total\n```\n"
         "详情见 https://example.com/docs/inventory 和 src/inventory/models.py。"
     )
     assert detect_language(chinese).language == "zh"
@@ -139,7 +140,9 @@ def test_detector_says_when_it_cannot_tell(text):
 
 
 def test_reply_language_pass_fail_and_na():
-    english = ctx(traj(say("Reading inventory.py."), say("I added the function and the tests pass.")))
+    english = ctx(
+        traj(say("Reading inventory.py."), say("I added the function and the tests pass."))
+    )
     outcome = verdict("reply_language", english, language="en")
     assert outcome.result == "pass" and "1 too short" in outcome.reasoning
     chinese = verdict("reply_language", english, language="zh")
@@ -160,9 +163,15 @@ def test_reply_language_same_as_user():
     outcome = verdict("reply_language", ctx(answered_in_english, inst), same_as_user=True)
     assert outcome.result == "fail" and "Chinese" in outcome.reasoning
     answered_in_chinese = traj(say("我在 `inventory.py` 中添加了 total_value 函数，并运行了测试。"))
-    assert verdict("reply_language", ctx(answered_in_chinese, inst), same_as_user=True).result == "pass"
+    assert (
+        verdict("reply_language", ctx(answered_in_chinese, inst), same_as_user=True).result
+        == "pass"
+    )
     unclear = instance(turns=("fix utils.py",))
-    assert verdict("reply_language", ctx(answered_in_english, unclear), same_as_user=True).result == "n/a"
+    assert (
+        verdict("reply_language", ctx(answered_in_english, unclear), same_as_user=True).result
+        == "n/a"
+    )
 
 
 def test_reply_language_mixed_code_and_prose_reply():

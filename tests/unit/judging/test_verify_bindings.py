@@ -73,7 +73,11 @@ def test_explicit_verifier_is_never_overridden():
 
 def test_unmatched_checks_stay_for_the_judges():
     bindings = parse_bindings(
-        {"bindings": [{"match": {"check_id": "SP_.*", "source": "AgentsMd"}, "verifier": "no_emoji"}]}
+        {
+            "bindings": [
+                {"match": {"check_id": "SP_.*", "source": "AgentsMd"}, "verifier": "no_emoji"}
+            ]
+        }
     )
     assert all(c.verifier is None for c in bindings.bind(CHECKS))
 
@@ -143,3 +147,23 @@ def test_bad_files_name_file_and_field(tmp_path, text, field, words):
 def test_missing_file_is_a_spec_error(tmp_path):
     with pytest.raises(SpecError, match="cannot read file"):
         load_bindings(tmp_path / "nope.yaml")
+
+
+def test_every_example_in_the_docs_is_valid():
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    from adhere.judging._verify import verifier_names
+
+    docs = Path(__file__).resolve().parents[3] / "docs" / "verifiers.md"
+    blocks = re.findall(r"```yaml\n(.*?)```", docs.read_text(encoding="utf-8"), re.DOTALL)
+    named = set()
+    for block in blocks:
+        data = yaml.safe_load(block)
+        if "bindings" not in data:  # a single `verifier:` line, as on a check
+            data = {"bindings": [{"match": {"check_id": ".*"}, "verifier": data["verifier"]}]}
+        for rule in parse_bindings(data, file="docs/verifiers.md").rules:
+            named.add(rule.verifier.name)
+    assert named >= set(verifier_names()) - {n for n in verifier_names() if n.startswith("test_")}

@@ -60,7 +60,7 @@ def test_builtin_verifiers_have_documented_parameters():
         registered = get_verifier(name)
         assert registered.summary, name
         if registered.params is not None:
-            for field, info in registered.params.model_fields.items():
+            for field in registered.params.model_fields:
                 assert field in (registered.params.__doc__ or ""), f"{name}.{field} undocumented"
 
 
@@ -206,7 +206,9 @@ def test_entry_point_verifiers_are_found_lazily(tmp_path, monkeypatch, registry)
     )
     dist = tmp_path / "adhere_test_plugin-1.0.dist-info"
     dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: adhere-test-plugin\nVersion: 1.0\n")
+    (dist / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: adhere-test-plugin\nVersion: 1.0\n"
+    )
     (dist / "entry_points.txt").write_text(
         "[adhere.verifiers]\n"
         "test_only_plugin = adhere_test_plugin:plugin\n"
@@ -229,3 +231,11 @@ def test_params_model_must_be_a_pydantic_model_type():
     registered = get_verifier("no_emoji")
     assert registered.params is not None and issubclass(registered.params, BaseModel)
     assert registered(ctx(traj(say("hi")))).result == "pass"
+
+
+def test_unknown_verifier_on_a_check_names_the_check_once():
+    bad = Check(id="X1", source="SP", description="d", verifier=VerifierRef(name="nope"))
+    with pytest.raises(SpecError) as err:
+        validate_checks([bad])
+    assert err.value.field == "checks.X1.verifier.name"
+    assert str(err.value).count("verifier.name") == 1 and "'nope'" in str(err.value)
