@@ -131,6 +131,8 @@ class Engine:
         self.cache_dir = cache_dir
         self.parallelism = parallelism
         self.progress = progress or NoProgress()
+        self.workspaces: dict[str, str] = {}
+        """Trial id → its workdir path while it runs (recorded in trajectory meta)."""
 
     async def run(self, trials: Sequence[Trial]) -> RunSummary:
         """Run every trial not already finished; return counts."""
@@ -202,6 +204,7 @@ class Engine:
                     timeout_seconds=self.timeouts[trial.scaffold],
                     cache_dir=self.cache_dir,
                 )
+                self.workspaces[trial.id] = str(workdir)
                 outcome = await self.scaffolds[trial.scaffold].run(ctx)
         except AdhereError as exc:
             return None, {}, f"{type(exc).__name__}: {exc}"
@@ -274,6 +277,7 @@ class Engine:
                 "scaffold": trial.scaffold,
                 "instance": instance.id,
                 "repeat": trial.repeat,
+                "workspace": self.workspaces.pop(trial.id, ""),
                 "final_text": outcome.final_text if outcome else "",
             },
         )

@@ -4,7 +4,10 @@ One JSON object a line with ``instance_id``, ``user_query`` (one entry per user
 turn), ``system_prompt``, ``category``, ``image``, ``workspace_abs_path``,
 ``scaffold`` {name, version}, ``checklist`` and, for Skill instances,
 ``expected_skill``. The checklist is keyed by instruction category; each category
-holds ``{description, checks: [{check_id, description, check_type}]}``.
+holds ``{description, checks: [{check_id, description, check_type}]}``. adhere also
+reads two optional item fields: ``verifier`` ({name, params}: decided by that
+deterministic verifier instead of the judges) and ``condition`` (when the item
+applies; otherwise it may be judged n/a).
 
 Workspaces: the published instances name container images that are not public, so a
 workspace can also be given as files — either an optional ``workspace`` field on the
@@ -21,7 +24,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from adhere.errors import SpecError
-from adhere.spec import Check, CheckKind, Instance, Source, Workspace, iter_jsonl
+from adhere.spec import Check, CheckKind, Instance, Source, VerifierRef, Workspace, iter_jsonl
 from adhere.spec._load import format_location
 
 MAX_WORKSPACE_FILE = 1_000_000
@@ -46,6 +49,8 @@ class _RawCheck(BaseModel):
     check_id: str = Field(min_length=1)
     description: str
     check_type: CheckKind
+    verifier: VerifierRef | None = None
+    condition: str | None = None
 
 
 class _RawCategory(BaseModel):
@@ -126,6 +131,8 @@ def to_instance(
                     source=source,
                     kind=item.check_type,
                     description=item.description,
+                    verifier=item.verifier,
+                    condition=item.condition,
                 )
             )
     if not checks:

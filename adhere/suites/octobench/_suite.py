@@ -1,8 +1,9 @@
 """OctoBench as a suite: agentic instances with checklists (SUITES.md §1).
 
-Checklist items are decided by deterministic verifiers where a check binds one, and
-otherwise by the judge panel (added with judging); until then ``score`` decides
-nothing, and reports show the trials as recorded but not yet scored.
+Checklist items are decided by deterministic verifiers where a check binds one
+(inline, or through a bindings file given as the ``bindings`` option), and otherwise
+by the rollout's judge panel. Options: ``workspaces`` (a directory with one
+workspace per instance id) and ``bindings`` (a verifier bindings YAML file).
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from adhere.errors import SpecError, UnknownConversation
+from adhere.judging import load_bindings, validate_checks
 from adhere.spec import BenchmarkSpec, Instance, Trajectory, Verdict
 from adhere.suites._registry import WrongItem, suite
 from adhere.suites.octobench._load import load_octobench
 
-_OPTIONS = ("workspaces",)
+_OPTIONS = ("workspaces", "bindings")
 
 
 @suite("octobench")
@@ -33,6 +35,7 @@ class OctoBenchSuite:
                 field="spec.options",
             )
         self.workspaces = options.get("workspaces")
+        self.bindings = options.get("bindings")
 
     def load(self, spec: BenchmarkSpec, *, base_dir: Path, file: str = "") -> list[Instance]:
         """Instances from an OctoBench JSONL file (``source.path``)."""
@@ -50,10 +53,19 @@ class OctoBenchSuite:
                     file=file,
                     field="spec.options.workspaces",
                 )
-        return load_octobench(path, workspaces=workspaces)
+        instances = load_octobench(path, workspaces=workspaces)
+        if self.bindings:
+            bindings_path = Path(self.bindings)
+            if not bindings_path.is_absolute():
+                bindings_path = base_dir / bindings_path
+            bindings = load_bindings(bindings_path)
+            instances = [bindings.bind_instance(i) for i in instances]
+        for instance in instances:
+            validate_checks(instance.checks, file=f"{path} ({instance.id})")
+        return instances
 
     def score(self, instance: Instance, trajectory: Trajectory) -> list[Verdict]:
-        """No deterministic verifiers bound yet: nothing decided here."""
+        """Nothing suite-specific: bound verifiers and the judge panel decide the checks."""
         return []
 
     def oracle_reply(self, instance: Instance, turn: int, wrong: WrongItem) -> str:
