@@ -99,13 +99,13 @@ def run(files: tuple[str, ...], rollout_name: str | None, report: bool, quiet: b
 
 def _write_report(store: object, out: Path | None = None) -> None:
     from adhere.metrics import render_html, render_markdown
-    from adhere.runner._console import breakdown_tables, report_table
+    from adhere.runner._console import breakdown_tables, panel_tables, report_table
     from adhere.runner._results import report_for
     from adhere.store import RolloutStore
 
     assert isinstance(store, RolloutStore)
     result = report_for(store)
-    for table in breakdown_tables(result):
+    for table in [*breakdown_tables(result), *panel_tables(result)]:
         out_console.print(table)
     out_console.print(report_table(result))
     for note in result.notes:

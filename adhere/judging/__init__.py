@@ -5,12 +5,14 @@ package never opens a connection.
 """
 
 from adhere.judging._agreement import (
+    ItemKey,
     PairAgreement,
     PanelAgreement,
     cohen_kappa,
     exact_match,
     fleiss_kappa,
     panel_agreement,
+    verdict_labels,
 )
 from adhere.judging._agreement_human import HumanAgreement, human_agreement, load_human_labels
 from adhere.judging._agreement_ranks import RankStability, kendall_tau, rank_stability
@@ -20,7 +22,7 @@ from adhere.judging._judge_batches import Grouping, plan_batches, prompt_tokens
 from adhere.judging._judge_call import Ask, JudgeCall
 from adhere.judging._judge_reply import ParsedReply, parse_reply
 from adhere.judging._panel import PanelJudge, PanelResult, majority_vote, run_panel
-from adhere.judging._panel_scores import PanelScore, panel_scores, scores_by_judge
+from adhere.judging._panel_scores import PanelScore, judge_trials, panel_scores, scores_by_judge
 from adhere.judging._prompt import JUDGE_SYSTEM, PROMPT_VERSION, render_user
 from adhere.judging._prompt_condition import effective_condition, infer_condition
 from adhere.judging._verify import (
@@ -45,6 +47,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "Grouping",
     "HumanAgreement",
+    "ItemKey",
     "JUDGE_SYSTEM",
     "JudgeCall",
     "MemoryVerdictCache",
@@ -72,6 +75,7 @@ __all__ = [
     "human_agreement",
     "infer_condition",
     "judge_trial",
+    "judge_trials",
     "kendall_tau",
     "load_bindings",
     "load_human_labels",
@@ -91,6 +95,7 @@ __all__ = [
     "scores_by_judge",
     "trajectory_digest",
     "validate_checks",
+    "verdict_labels",
     "verifier",
     "verifier_names",
 ]

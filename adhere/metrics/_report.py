@@ -35,6 +35,8 @@ class Report:
     csr_name: str
     summary: Table
     breakdowns: list[Table] = field(default_factory=list)
+    panel: list[Table] = field(default_factory=list)
+    """Judge-panel tables: scores per judge with mean ± std, agreement."""
     plot_svg: str | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -125,7 +127,7 @@ def render_markdown(report: Report, *, plot_file: str | None = "plot.svg") -> st
     out += [f"- {n}" for n in report.notes]
     if report.notes:
         out.append("")
-    for table in [report.summary, *report.breakdowns]:
+    for table in [report.summary, *report.breakdowns, *report.panel]:
         out += [f"## {table.title}", ""]
         out.append("| " + " | ".join(table.header) + " |")
         out.append("|" + "|".join("---" for _ in table.header) + "|")
@@ -140,7 +142,7 @@ def render_html(report: Report) -> str:
     """The report as one self-contained HTML page (plot inlined)."""
     body = [f"<h1>Rollout <code>{escape(report.rollout)}</code> — {escape(report.suite)}</h1>"]
     body += [f"<p>{escape(n)}</p>" for n in report.notes]
-    for table in [report.summary, *report.breakdowns]:
+    for table in [report.summary, *report.breakdowns, *report.panel]:
         body.append(f"<h2>{escape(table.title)}</h2><table>")
         body.append("<tr>" + "".join(f"<th>{escape(h)}</th>" for h in table.header) + "</tr>")
         for row in table.rows:

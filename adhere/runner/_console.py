@@ -98,6 +98,19 @@ def report_table(report: Report) -> Table:
     return table
 
 
+def panel_tables(report: Report) -> list[Table]:
+    """The judge-panel tables as they are."""
+    out = []
+    for panel in report.panel:
+        table = Table(title=panel.title)
+        for n, column in enumerate(panel.header):
+            table.add_column(column, justify="left" if n < 2 else "right")
+        for row in panel.rows:
+            table.add_row(*row)
+        out.append(table)
+    return out
+
+
 def breakdown_tables(report: Report) -> list[Table]:
     """Each breakdown with more than one value, pivoted: one row a value, one column a model.
 
@@ -112,6 +125,8 @@ def breakdown_tables(report: Report) -> list[Table]:
         if len(values) < 2 or all(row[isr_at] == "–" for row in breakdown.rows):
             continue
         groups = sorted({tuple(row[:key_at]) for row in breakdown.rows})
+        if len(groups) > 4:
+            continue  # too wide for a terminal: report.md and report.html have it
         cells = {(tuple(r[:key_at]), r[key_at]): r for r in breakdown.rows}
         table = Table(title=f"{breakdown.title}: {report.isr_name} / {report.csr_name}")
         table.add_column(header[key_at])

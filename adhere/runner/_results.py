@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adhere.errors import SpecError
-from adhere.metrics import Report, ScoredTrial, build_report
-from adhere.spec import Instance, Trial
+from adhere.judging import ItemKey, judge_trials, panel_agreement, panel_scores, verdict_labels
+from adhere.metrics import Report, ScoredTrial, Table, build_report, pct
+from adhere.spec import Instance, Trial, Verdict
 from adhere.store import RolloutStore, open_store
 from adhere.suites import get_suite
 
@@ -58,13 +59,93 @@ def report_for(store: RolloutStore) -> Report:
     collected = collect(store)
     names = collected.suite.split(", ")
     suite = get_suite(names[0]) if len(names) == 1 else None
-    return build_report(
+    report = build_report(
         rollout=collected.rollout,
         suite=collected.suite,
         metric_names=suite.metric_names() if suite else ("ISR", "CSR"),
         trials=collected.trials,
         breakdowns=list(suite.breakdowns()) if suite else [],
     )
+    report.panel = panel_tables(store, collected)
+    if report.panel:
+        report.notes.append(
+            "Judge-decided checks count by the panel's majority vote in the summary; the "
+            "panel tables give every judge's scores and their mean ± std."
+        )
+    return report
+
+
+def panel_tables(store: RolloutStore, collected: Collected) -> list[Table]:
+    """Scores per judge with mean ± std across judges, and the judges' agreement."""
+    per_trial: list[ScoredTrial] = []
+    labels: dict[str, dict[ItemKey, str]] = {}
+    for stored in store.iter_trials():
+        trial = stored.result.trial
+        key = store.trial_key(trial, "judge_verdicts.json")
+        if stored.result.status != "ok" or not store.store.exists(key):
+            continue
+        raw = store.read_json(trial, "judge_verdicts.json")
+        judged = {name: [Verdict.model_validate(v) for v in vs] for name, vs in raw.items()}
+        if not judged:
+            continue
+        judged_ids = {v.check_id for vs in judged.values() for v in vs}
+        fixed = [v for v in stored.verdicts if v.check_id not in judged_ids]
+        keys = {"model": trial.model, "scaffold": trial.scaffold}
+        per_trial += judge_trials(keys, stored.result.status, judged, fixed)
+        for name, verdicts in judged.items():
+            labels.setdefault(name, {}).update(verdict_labels(trial.id, verdicts))
+    if not per_trial:
+        return []
+    scores = panel_scores(per_trial, by=("model", "scaffold"))
+    judges = sorted({j for score in scores.values() for j in score.judges})
+    rows = []
+    for (model, scaffold), score in sorted(scores.items()):
+        cells = [
+            f"{pct(score.judges[j].isr)} / {pct(score.judges[j].csr)}" if j in score.judges else "–"
+            for j in judges
+        ]
+        rows.append(
+            [
+                str(model),
+                str(scaffold),
+                *cells,
+                _pm(score.isr_mean, score.isr_std),
+                _pm(score.csr_mean, score.csr_std),
+            ]
+        )
+    tables = [
+        Table(
+            title="Scores per judge (ISR / CSR) and across judges (mean ± std)",
+            header=["model", "scaffold", *judges, "ISR mean ± std", "CSR mean ± std"],
+            rows=rows,
+        )
+    ]
+    agreement = panel_agreement(labels)
+    pair_rows = [
+        [p.judge_a, p.judge_b, str(p.items), pct(p.exact_match), _num(p.kappa)]
+        for p in agreement.pairs
+    ]
+    pair_rows.append(
+        ["all judges", "(Fleiss)", str(agreement.fleiss_items), "–", _num(agreement.fleiss_kappa)]
+    )
+    tables.append(
+        Table(
+            title="Judge agreement (judge-decided items)",
+            header=["judge", "judge", "items", "exact match", "κ"],
+            rows=pair_rows,
+        )
+    )
+    return tables
+
+
+def _pm(mean: float | None, std: float | None) -> str:
+    if mean is None:
+        return "–"
+    return f"{mean * 100:.1f}% ± {std * 100:.1f}" if std is not None else f"{mean * 100:.1f}%"
+
+
+def _num(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
 
 
 def open_rollout_dir(path: str | Path) -> RolloutStore:
