@@ -84,6 +84,14 @@ def run(files: tuple[str, ...], rollout_name: str | None, report: bool, quiet: b
         f"{summary.failed} failed), {summary.skipped} already done, {summary.planned} planned",
         highlight=False,
     )
+    scoring = summary.scoring
+    if scoring is not None and (scoring.verifier_verdicts or scoring.judged_checks):
+        err_console.print(
+            f"scored: {scoring.verifier_verdicts} checks by verifiers, {scoring.judged_checks} "
+            f"by the judge panel ({scoring.judge_calls} judge calls), "
+            f"{scoring.undecided_checks} undecided, {scoring.errors} errors",
+            highlight=False,
+        )
     for line in summary.errors[:5]:
         err_console.print(f"  [red]failed[/] {line}", highlight=False)
     if report:
@@ -243,6 +251,36 @@ def trajectory_show(run_ref: str, trial_ref: str, raw: bool) -> None:
     )
     for renderable in render_trajectory(found):
         out_console.print(renderable)
+
+
+@main.command()
+@click.argument("run_ref", metavar="RUN", type=click.Path(exists=True, file_okay=False))
+@click.option(
+    "--panel",
+    "panel_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Score with this JudgePanel instead of the one the rollout ran with.",
+)
+@click.option("--report/--no-report", default=True, help="Print and write the report after.")
+def score(run_ref: str, panel_file: str | None, report: bool) -> None:
+    """Decide the checks of a stored rollout again (RUN: its artifact directory).
+
+    Suite checks and bound verifiers are re-run; judge verdicts come from the
+    verdict cache when nothing changed, so an unchanged rollout costs no judge call.
+    """
+    from adhere.runner._rescore import rescore
+    from adhere.runner._results import open_rollout_dir
+
+    summary = asyncio.run(rescore(run_ref, panel_file=panel_file))
+    err_console.print(
+        f"scored {summary.trials} trials in {summary.seconds:.1f}s: "
+        f"{summary.suite_verdicts} suite verdicts, {summary.verifier_verdicts} by verifiers, "
+        f"{summary.judged_checks} judged ({summary.judge_calls} judge calls), "
+        f"{summary.undecided_checks} undecided, {summary.errors} errors",
+        highlight=False,
+    )
+    if report:
+        _write_report(open_rollout_dir(run_ref))
 
 
 @main.command()

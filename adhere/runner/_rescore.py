@@ -1,0 +1,61 @@
+"""``adhere score RUN``: decide the checks of a stored rollout again.
+
+Reads the rollout's own snapshot (``rollout.yaml`` with its Benchmark and
+JudgePanel, ``instances.jsonl``), starts the scripted policy server when a judge
+is scripted (a test double), and runs the scoring pass. Judge verdicts come from
+the verdict cache when nothing changed, so re-scoring an unchanged rollout makes no
+judge call. ``--panel FILE`` scores with another JudgePanel.
+"""
+
+from __future__ import annotations
+
+from contextlib import AsyncExitStack
+from pathlib import Path
+
+import yaml
+
+from adhere.errors import SpecError
+from adhere.models.policy import PolicyServer, PolicyServerConfig
+from adhere.runner._results import open_rollout_dir
+from adhere.runner._run import SCRIPTED, judge_endpoints
+from adhere.runner._scoring import ScoreSummary, score_rollout
+from adhere.spec import JudgePanel, load_resources, parse_resource
+from adhere.store import RolloutStore, StoreVerdictCache
+from adhere.suites import get_suite
+
+
+def stored_panel(store: RolloutStore) -> JudgePanel | None:
+    """The JudgePanel the rollout was run with (from its spec snapshot)."""
+    text = store.store.read_bytes(store.key("rollout.yaml")).decode("utf-8")
+    where = f"{store.uri}/rollout.yaml"
+    for index, document in enumerate(yaml.safe_load_all(text)):
+        resource = parse_resource(document, file=where, index=index)
+        if isinstance(resource, JudgePanel):
+            return resource
+    return None
+
+
+async def rescore(run_dir: str | Path, *, panel_file: str | Path | None = None) -> ScoreSummary:
+    """Score every finished trial of a stored rollout again."""
+    store = open_rollout_dir(run_dir)
+    panel = stored_panel(store)
+    if panel_file is not None:
+        panels = [r for r in load_resources(panel_file) if isinstance(r, JudgePanel)]
+        if len(panels) != 1:
+            raise SpecError("expected exactly one JudgePanel", file=str(panel_file))
+        panel = panels[0]
+    instances = {i.id: i for i in store.read_instances()}
+    async with AsyncExitStack() as stack:
+        scripted_url = None
+        if panel is not None and any(j.endpoint.base_url == SCRIPTED for j in panel.spec.judges):
+            server = PolicyServer(PolicyServerConfig())
+            scripted_url = await server.start()
+            stack.push_async_callback(server.stop)
+        return await score_rollout(
+            store,
+            instances,
+            get_suite,
+            panel=panel,
+            judge_endpoints=judge_endpoints(panel, scripted_url),
+            cache=StoreVerdictCache(store.store),
+        )
