@@ -103,6 +103,7 @@ class _Service:
         self.stats = ServerStats()
         self._policies: dict[str, tuple[ModelString, Policy]] = {}
         self._attempts: dict[tuple[str, str, str], int] = {}
+        self._buckets: dict[str, tuple[float, float]] = {}
         self._codecs: dict[str, ApiCodec] = {
             codec.api: codec
             for codec in (OpenAICodec(), AnthropicCodec(), ResponsesCodec(), GeminiCodec())
@@ -213,6 +214,8 @@ class _Service:
         self, selected: ModelString, conversation: Conversation, trial: str | None
     ) -> None:
         faults = selected.faults
+        if faults.rps > 0:
+            self._take_token(selected.text, faults.rps)
         if faults.delay > 0:
             await asyncio.sleep(faults.delay)
         if faults.fail_first <= 0:
@@ -226,6 +229,21 @@ class _Service:
                 f"injected failure {seen + 1} of {faults.fail_first} (fail_first test option)",
                 headers={"Retry-After": f"{faults.retry_after:g}"},
             )
+
+    def _take_token(self, model: str, rate: float) -> None:
+        """Enforce the ``rps`` option: a token bucket of one second's worth, per model."""
+        now = time.monotonic()
+        tokens, last = self._buckets.get(model, (rate, now))
+        tokens = min(rate, tokens + (now - last) * rate)
+        if tokens < 1.0:
+            self._buckets[model] = (tokens, now)
+            wait = (1.0 - tokens) / rate
+            raise _Reject(
+                429,
+                f"rate limit of {rate:g} requests per second exceeded (rps test option)",
+                headers={"Retry-After": f"{wait:.3f}"},
+            )
+        self._buckets[model] = (tokens - 1.0, now)
 
     @staticmethod
     async def _send(

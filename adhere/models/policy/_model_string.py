@@ -28,7 +28,7 @@ __all__ = [
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
 _KEY = re.compile(r"[a-z][a-z0-9_]*")
 _FLAG = re.compile(r"[a-z][a-z0-9_-]*")
-_GENERIC = ("fail_first", "fail_status", "retry_after", "delay")
+_GENERIC = ("fail_first", "fail_status", "retry_after", "delay", "rps")
 
 
 class ModelStringError(SpecError):
@@ -54,12 +54,16 @@ class Faults:
         fail_status: HTTP status of those failures.
         retry_after: Seconds sent in their ``Retry-After`` header.
         delay: Seconds to sleep before answering any request.
+        rps: A server-side rate limit for this model string (requests per second, a
+            token bucket holding one second's worth); requests over it get 429 with
+            ``Retry-After``. 0 means no limit.
     """
 
     fail_first: int = 0
     fail_status: int = 503
     retry_after: float = 0.0
     delay: float = 0.0
+    rps: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -130,6 +134,7 @@ def parse_model_string(text: str) -> ModelString:
         fail_status=generic.integer("fail_status", 503, minimum=400, maximum=599),
         retry_after=generic.number("retry_after", 0.0, minimum=0.0),
         delay=generic.number("delay", 0.0, minimum=0.0, maximum=600.0),
+        rps=generic.number("rps", 0.0, minimum=0.0),
     )
     return ModelString(text, name, MappingProxyType(options), faults, frozenset(flags))
 
