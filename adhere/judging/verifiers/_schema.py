@@ -22,6 +22,7 @@ invalid is skipped and named in the reasoning.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Mapping
@@ -76,13 +77,20 @@ def schema_problems(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
     Raises:
         jsonschema.SchemaError: The schema itself is invalid.
     """
-    import jsonschema  # imported here: only this verifier needs it
-
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    cls.check_schema(dict(schema))
-    validator = cls(dict(schema))
+    validator = _validator(json.dumps(schema, sort_keys=True, default=str))
     errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(e.absolute_path))
     return [_error_text(e) for e in errors]
+
+
+@functools.lru_cache(maxsize=1024)
+def _validator(schema_json: str) -> Any:
+    """A checked, compiled validator per distinct schema (checking a schema is costly)."""
+    import jsonschema  # imported here: only this verifier needs it
+
+    schema = json.loads(schema_json)
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    cls.check_schema(schema)
+    return cls(schema)
 
 
 def _raw_only(arguments: Mapping[str, Any], schema: Mapping[str, Any]) -> bool:
