@@ -7,7 +7,8 @@ from pathlib import Path
 
 from adhere.errors import SpecError
 from adhere.judging import ItemKey, judge_trials, panel_agreement, panel_scores, verdict_labels
-from adhere.metrics import Report, ScoredTrial, Table, build_report, pct
+from adhere.judging._panel_scores import category_trials
+from adhere.metrics import Report, ScoredTrial, Table, build_report, group_rates, pct
 from adhere.spec import Instance, Trial, Verdict
 from adhere.store import RolloutStore, open_store
 from adhere.suites import get_suite
@@ -66,6 +67,7 @@ def report_for(store: RolloutStore) -> Report:
         trials=collected.trials,
         breakdowns=list(suite.breakdowns()) if suite else [],
     )
+    report.breakdowns += split_tables(collected, report)
     report.panel = panel_tables(store, collected)
     if report.panel:
         report.notes.append(
@@ -73,6 +75,38 @@ def report_for(store: RolloutStore) -> Report:
             "panel tables give every judge's scores and their mean ± std."
         )
     return report
+
+
+def split_tables(collected: Collected, report: Report) -> list[Table]:
+    """ISR/CSR per instruction source and per check type (each trial split by its checks).
+
+    Per source, ISR is the share of trials whose checks from that source all passed,
+    and CSR the mean share passed: the paper's per-category view.
+    """
+    scaffolds = {t.keys.get("scaffold") for t in collected.trials}
+    group = ["model", "scaffold"] if len(scaffolds) > 1 else ["model"]
+    tables = []
+    for key, title, attribute in (
+        ("source", "By instruction source", "source"),
+        ("check type", "By check type", "kind"),
+    ):
+        split: list[ScoredTrial] = []
+        for trial in collected.trials:
+            instance = collected.instances.get(str(trial.keys.get("instance")))
+            if instance is None or not trial.verdicts:
+                continue
+            label_of = {c.id: getattr(c, attribute).value for c in instance.checks}
+            split += category_trials(trial, label_of, key=key)
+        labels = {t.keys[key] for t in split}
+        if len(labels) < 2:
+            continue
+        header = [*group, key, "trials", report.isr_name, report.csr_name, "items"]
+        rows = [
+            [*(str(k) for k in keys), str(r.scored), pct(r.isr), pct(r.csr), str(r.items)]
+            for keys, r in group_rates(split, [*group, key]).items()
+        ]
+        tables.append(Table(title=title, header=header, rows=rows))
+    return tables
 
 
 def panel_tables(store: RolloutStore, collected: Collected) -> list[Table]:

@@ -133,6 +133,12 @@ async def test_verifiers_and_a_judge_panel_decide_every_check_once(tmp_path: Pat
                 "UQ_first_line",
             ]
     report = report_for(prepared.store)
+    by_source = next(t for t in report.breakdowns if t.title == "By instruction source")
+    sources = {row[by_source.header.index("source")] for row in by_source.rows}
+    assert sources == {"SP", "UserQuery"}
+    emoji_sp = next(r for r in by_source.rows if r[0] == "emoji" and r[1] == "SP")
+    assert emoji_sp[by_source.header.index("ISR")] == "0.0%"  # the emoji check failed
+    assert any(t.title == "By check type" for t in report.breakdowns)
     titles = [t.title for t in report.panel]
     assert titles[0].startswith("Scores per judge") and titles[1].startswith("Judge agreement")
     fleiss = report.panel[1].rows[-1]
