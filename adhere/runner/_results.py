@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from adhere.errors import SpecError
 from adhere.judging import ItemKey, judge_trials, panel_agreement, panel_scores, verdict_labels
@@ -68,6 +70,7 @@ def report_for(store: RolloutStore) -> Report:
         breakdowns=list(suite.breakdowns()) if suite else [],
     )
     report.breakdowns += split_tables(collected, report)
+    report.breakdowns += repeat_tables(collected, report)
     report.panel = panel_tables(store, collected)
     if report.panel:
         report.notes.append(
@@ -75,6 +78,39 @@ def report_for(store: RolloutStore) -> Report:
             "panel tables give every judge's scores and their mean ± std."
         )
     return report
+
+
+def repeat_tables(collected: Collected, report: Report) -> list[Table]:
+    """avg@k: ISR and CSR per repeat, then mean ± std across the k repeats."""
+    repeats = {t.keys.get("repeat") for t in collected.trials}
+    if len(repeats) < 2:
+        return []
+    scaffolds = {t.keys.get("scaffold") for t in collected.trials}
+    group = ["model", "scaffold"] if len(scaffolds) > 1 else ["model"]
+    per_repeat: dict[tuple[Any, ...], list[tuple[float | None, float | None]]] = {}
+    for keys, r in group_rates(collected.trials, [*group, "repeat"]).items():
+        per_repeat.setdefault(keys[:-1], []).append((r.isr, r.csr))
+    rows = []
+    for keys, values in sorted(per_repeat.items()):
+        isr = [v[0] for v in values if v[0] is not None]
+        csr = [v[1] for v in values if v[1] is not None]
+        rows.append(
+            [*(str(k) for k in keys), str(len(values)), _pm(*_spread(isr)), _pm(*_spread(csr))]
+        )
+    return [
+        Table(
+            title=f"avg@k over {len(repeats)} repeats (mean ± std across repeats)",
+            header=[*group, "k", report.isr_name, report.csr_name],
+            rows=rows,
+        )
+    ]
+
+
+def _spread(values: list[float]) -> tuple[float | None, float | None]:
+    if not values:
+        return None, None
+    mean = statistics.fmean(values)
+    return mean, statistics.stdev(values) if len(values) > 1 else None
 
 
 def split_tables(collected: Collected, report: Report) -> list[Table]:

@@ -283,3 +283,16 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+async def test_repeats_give_an_avg_at_k_table(tmp_path: Path, write_specs) -> None:
+    models = model("oracle", "oracle") + model("noisy", "noisy:rate=0.3,seed=2")
+    path = write_specs(bench_yaml(), rollout_yaml(models, repeats=3))
+    prepared = prepare(load_run_config([path]))
+    assert (await execute(prepared)).ok == 2 * 12 * 3
+    report = report_for(prepared.store)
+    table = next(t for t in report.breakdowns if t.title.startswith("avg@k over 3 repeats"))
+    rows = {r[0]: r for r in table.rows}
+    assert rows["oracle"][1] == "3" and rows["oracle"][2] == "100.0% ± 0.0"
+    # the scripted noisy model answers the same way every repeat, so its spread is 0
+    assert rows["noisy"][2].endswith("± 0.0") and not rows["noisy"][2].startswith("100.0%")
