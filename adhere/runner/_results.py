@@ -8,7 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from adhere.errors import SpecError
-from adhere.judging import ItemKey, judge_trials, panel_agreement, panel_scores, verdict_labels
+from adhere.judging import (
+    ItemKey,
+    judge_trials,
+    panel_agreement,
+    panel_scores,
+    rank_stability,
+    verdict_labels,
+)
 from adhere.judging._panel_scores import category_trials
 from adhere.metrics import Report, ScoredTrial, Table, build_report, group_rates, pct
 from adhere.spec import Instance, Trial, Verdict
@@ -190,6 +197,7 @@ def panel_tables(store: RolloutStore, collected: Collected) -> list[Table]:
             rows=rows,
         )
     ]
+    tables += _rank_tables(per_trial)
     agreement = panel_agreement(labels)
     pair_rows = [
         [p.judge_a, p.judge_b, str(p.items), pct(p.exact_match), _num(p.kappa)]
@@ -206,6 +214,39 @@ def panel_tables(store: RolloutStore, collected: Collected) -> list[Table]:
         )
     )
     return tables
+
+
+def _rank_tables(per_trial: list[ScoredTrial]) -> list[Table]:
+    """How the model ranking (by ISR and by CSR) moves across judges."""
+    scores = panel_scores(per_trial, by=("model",))
+    if len(scores) < 2:
+        return []
+    rows = []
+    for metric in ("isr", "csr"):
+        by_judge: dict[str, dict[str, float | None]] = {}
+        for (model,), score in scores.items():
+            for judge, rates in score.judges.items():
+                by_judge.setdefault(judge, {})[str(model)] = getattr(rates, metric)
+        stability = rank_stability(by_judge)
+        taus = [t for t in stability.tau.values() if t is not None]
+        for model in stability.models:
+            ranks = ", ".join(f"{j}: {stability.ranks[j][model]}" for j in stability.ranks)
+            rows.append([metric.upper(), model, ranks, str(stability.shifts[model])])
+        rows.append(
+            [
+                metric.upper(),
+                "(all models)",
+                f"min Kendall τ {min(taus):.3f}" if taus else "Kendall τ undefined",
+                str(stability.max_shift),
+            ]
+        )
+    return [
+        Table(
+            title="Rank stability of models across judges",
+            header=["by", "model", "rank per judge", "max shift"],
+            rows=rows,
+        )
+    ]
 
 
 def _pm(mean: float | None, std: float | None) -> str:

@@ -140,8 +140,14 @@ async def test_verifiers_and_a_judge_panel_decide_every_check_once(tmp_path: Pat
     assert emoji_sp[by_source.header.index("ISR")] == "0.0%"  # the emoji check failed
     assert any(t.title == "By check type" for t in report.breakdowns)
     titles = [t.title for t in report.panel]
-    assert titles[0].startswith("Scores per judge") and titles[1].startswith("Judge agreement")
-    fleiss = report.panel[1].rows[-1]
+    assert titles == [
+        "Scores per judge (ISR / CSR) and across judges (mean ± std)",
+        "Rank stability of models across judges",
+        "Judge agreement (judge-decided items)",
+    ]
+    ranks = report.panel[1]
+    assert {r[1] for r in ranks.rows} == {"good", "emoji", "(all models)"}
+    fleiss = report.panel[2].rows[-1]
     # items every judge decided (a judge's error verdicts are left out of κ)
     assert fleiss[0] == "all judges" and 0 < int(fleiss[2]) <= 18
     # Re-scoring the unchanged rollout asks the judges only about what ended in error
