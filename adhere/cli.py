@@ -105,14 +105,14 @@ def run(files: tuple[str, ...], rollout_name: str | None, report: bool, quiet: b
         raise SystemExit(1)
 
 
-def _write_report(store: object, out: Path | None = None) -> None:
+def _write_report(store: object, out: Path | None = None, human_labels: str | None = None) -> None:
     from adhere.metrics import render_html, render_markdown
     from adhere.runner._console import breakdown_tables, panel_tables, report_table
     from adhere.runner._results import report_for
     from adhere.store import RolloutStore
 
     assert isinstance(store, RolloutStore)
-    result = report_for(store)
+    result = report_for(store, human_labels=human_labels)
     for table in [*breakdown_tables(result), *panel_tables(result)]:
         out_console.print(table)
     out_console.print(report_table(result))
@@ -134,7 +134,12 @@ def _write_report(store: object, out: Path | None = None) -> None:
 @main.command()
 @click.argument("run_ref", metavar="RUN", type=click.Path(exists=True))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Output directory.")
-def report(run_ref: str, out: Path | None) -> None:
+@click.option(
+    "--human-labels",
+    type=click.Path(exists=True, dir_okay=False),
+    help="JSONL of human pass/fail/n/a labels; adds agreement of each judge with them.",
+)
+def report(run_ref: str, out: Path | None, human_labels: str | None) -> None:
     """Print and write the report of a run.
 
     RUN is a rollout's artifact directory (e.g. runs/quickstart) or its rollout YAML.
@@ -152,7 +157,7 @@ def report(run_ref: str, out: Path | None) -> None:
         )
     else:
         store = open_rollout_dir(path)
-    _write_report(store, out)
+    _write_report(store, out, human_labels)
 
 
 @main.command("proxy")

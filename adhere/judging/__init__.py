@@ -14,7 +14,13 @@ from adhere.judging._agreement import (
     panel_agreement,
     verdict_labels,
 )
-from adhere.judging._agreement_human import HumanAgreement, human_agreement, load_human_labels
+from adhere.judging._agreement_human import (
+    HumanAgreement,
+    HumanLabel,
+    human_agreement,
+    load_human_labels,
+    resolve_human_labels,
+)
 from adhere.judging._agreement_ranks import RankStability, kendall_tau, rank_stability
 from adhere.judging._cache import MemoryVerdictCache, VerdictCache, cache_key, trajectory_digest
 from adhere.judging._judge import judge_trial
@@ -47,6 +53,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "Grouping",
     "HumanAgreement",
+    "HumanLabel",
     "ItemKey",
     "JUDGE_SYSTEM",
     "JudgeCall",
@@ -89,6 +96,7 @@ __all__ = [
     "prompt_tokens",
     "rank_stability",
     "render_user",
+    "resolve_human_labels",
     "run_check",
     "run_checks",
     "run_panel",

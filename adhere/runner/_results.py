@@ -9,11 +9,15 @@ from typing import Any
 
 from adhere.errors import SpecError
 from adhere.judging import (
+    HumanLabel,
     ItemKey,
+    human_agreement,
     judge_trials,
+    load_human_labels,
     panel_agreement,
     panel_scores,
     rank_stability,
+    resolve_human_labels,
     verdict_labels,
 )
 from adhere.judging._panel_scores import category_trials
@@ -64,8 +68,8 @@ def _scalar(value: object) -> bool:
     return isinstance(value, str | int | float | bool)
 
 
-def report_for(store: RolloutStore) -> Report:
-    """Build the report of a rollout from its store."""
+def report_for(store: RolloutStore, *, human_labels: str | Path | None = None) -> Report:
+    """Build the report of a rollout from its store (optionally against human labels)."""
     collected = collect(store)
     names = collected.suite.split(", ")
     suite = get_suite(names[0]) if len(names) == 1 else None
@@ -79,6 +83,8 @@ def report_for(store: RolloutStore) -> Report:
     report.breakdowns += split_tables(collected, report)
     report.breakdowns += repeat_tables(collected, report)
     report.panel = panel_tables(store, collected)
+    if human_labels is not None:
+        report.panel.append(human_table(store, load_human_labels(human_labels)))
     if report.panel:
         report.notes.append(
             "Judge-decided checks count by the panel's majority vote in the summary; the "
@@ -214,6 +220,34 @@ def panel_tables(store: RolloutStore, collected: Collected) -> list[Table]:
         )
     )
     return tables
+
+
+def human_table(store: RolloutStore, labels: list[HumanLabel]) -> Table:
+    """Agreement of each judge (and the majority vote) with human labels."""
+    trials = [stored.result.trial for stored in store.iter_trials()]
+    resolved = resolve_human_labels(labels, trials)
+    judges: dict[str, dict[ItemKey, str]] = {}
+    for stored in store.iter_trials():
+        trial = stored.result.trial
+        if store.store.exists(store.trial_key(trial, "judge_verdicts.json")):
+            raw = store.read_json(trial, "judge_verdicts.json")
+            for name, verdicts in raw.items():
+                parsed = [Verdict.model_validate(v) for v in verdicts]
+                judges.setdefault(name, {}).update(verdict_labels(trial.id, parsed))
+        judged_by_panel = [v for v in stored.verdicts if v.decided_by == "panel:majority"]
+        judges.setdefault("majority vote", {}).update(verdict_labels(trial.id, judged_by_panel))
+    rows = [
+        [a.judge, str(a.items), pct(a.exact_match), _num(a.kappa), str(a.not_judged)]
+        for a in human_agreement(resolved.labels, judges).values()
+    ]
+    title = f"Agreement with human labels ({len(resolved.labels)} labelled items"
+    if resolved.unresolved:
+        title += f"; {len(resolved.unresolved)} labels name no trial of this rollout"
+    return Table(
+        title=title + ")",
+        header=["judge", "items", "exact match", "κ", "not judged"],
+        rows=rows,
+    )
 
 
 def _rank_tables(per_trial: list[ScoredTrial]) -> list[Table]:

@@ -173,6 +173,56 @@ async def test_rescoring_an_unchanged_rollout_makes_no_judge_call(tmp_path: Path
     assert 0 < summary.scoring.judge_calls <= 12 and summary.scoring.errors == 0
     again = await rescore(tmp_path / "runs" / "r")
     assert again.judge_calls == 0 and again.judged_checks == 18
+    # Human labels: one check per trial, named by instance/model/scaffold.
+    labels = tmp_path / "human.jsonl"
+    rows = [
+        {
+            "instance": f"i{n}",
+            "model": m,
+            "scaffold": "reference",
+            "check_id": "SP_concise",
+            "label": "pass",
+        }
+        for n in range(3)
+        for m in ("good", "emoji")
+    ]
+    rows.append(
+        {
+            "instance": "nope",
+            "model": "good",
+            "scaffold": "reference",
+            "check_id": "SP_concise",
+            "label": "fail",
+        }
+    )
+    labels.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    report = report_for(open_rollout_dir(tmp_path / "runs" / "r"), human_labels=labels)
+    human = report.panel[-1]
+    assert human.title == (
+        "Agreement with human labels (6 labelled items; 1 labels name no trial of this rollout)"
+    )
+    judges = {r[0]: r for r in human.rows}
+    assert set(judges) == {"a", "b", "majority vote"}
+    assert all(r[1] == "6" for r in judges.values())
+    expected = sum(
+        v["result"] == "pass"
+        for t in open_rollout_dir(tmp_path / "runs" / "r").iter_trials()
+        for v in json.loads(
+            (
+                tmp_path
+                / "runs"
+                / "r"
+                / "trials"
+                / t.result.trial.model
+                / "reference"
+                / t.result.trial.instance
+                / "r0"
+                / "judge_verdicts.json"
+            ).read_text()
+        )["a"]
+        if v["check_id"] == "SP_concise"
+    )
+    assert judges["a"][2] == f"{expected / 6 * 100:.1f}%"
 
 
 async def test_an_unreachable_judge_yields_error_verdicts_never_passes(tmp_path: Path) -> None:
