@@ -128,6 +128,8 @@ def _write_report(store: object, out: Path | None = None, human_labels: str | No
     (out / "report.html").write_text(render_html(result), encoding="utf-8")
     if result.plot_svg:
         (out / "plot.svg").write_text(result.plot_svg, encoding="utf-8")
+    for name, (_title, svg) in result.plots.items():
+        (out / name).write_text(svg, encoding="utf-8")
     err_console.print(f"report written to {out}/report.md and report.html", highlight=False)
 
 

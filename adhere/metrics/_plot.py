@@ -31,35 +31,11 @@ def line_plot_svg(
     def py(y: float) -> float:
         return top + (1.0 - y) * plot_h
 
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
-        '<rect width="100%" height="100%" fill="white"/>',
-        f'<text x="{left}" y="22" font-size="14" font-weight="bold">{escape(title)}</text>',
-    ]
-    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
-        y = py(tick)
-        parts.append(
-            f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" stroke="#ddd"/>'
-        )
-        parts.append(f'<text x="{left - 8}" y="{y + 4:.1f}" text-anchor="end">{tick:.0%}</text>')
+    parts = _frame(width, height, title, left, top, plot_w, plot_h, x_label, y_label)
     for x in xs:
         parts.append(
             f'<text x="{px(x):.1f}" y="{top + plot_h + 18}" text-anchor="middle">{x:g}</text>'
         )
-    parts.append(
-        f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" '
-        'stroke="#333"/>'
-    )
-    parts.append(f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="#333"/>')
-    parts.append(
-        f'<text x="{left + plot_w / 2:.1f}" y="{height - 10}" text-anchor="middle">'
-        f"{escape(x_label)}</text>"
-    )
-    parts.append(
-        f'<text transform="translate(16,{top + plot_h / 2:.1f}) rotate(-90)" '
-        f'text-anchor="middle">{escape(y_label)}</text>'
-    )
     for n, (label, points) in enumerate(sorted(series.items())):
         color = _COLORS[n % len(_COLORS)]
         dash = _DASHES[(n // len(_COLORS)) % len(_DASHES)]
@@ -80,3 +56,120 @@ def line_plot_svg(
         parts.append(f'<text x="{lx + 26}" y="{ly}">{escape(label)}</text>')
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def scatter_svg(
+    points: Mapping[str, tuple[float, float]],
+    *,
+    title: str,
+    x_label: str,
+    y_label: str,
+    width: int = 640,
+    height: int = 420,
+) -> str:
+    """Labelled points ``{label: (x, y)}`` with both axes shares in [0, 1]."""
+    left, right, top, bottom = 60, 30, 36, 48
+    plot_w, plot_h = width - left - right, height - top - bottom
+
+    def px(x: float) -> float:
+        return left + x * plot_w
+
+    def py(y: float) -> float:
+        return top + (1.0 - y) * plot_h
+
+    parts = _frame(width, height, title, left, top, plot_w, plot_h, x_label, y_label)
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        parts.append(
+            f'<text x="{px(tick):.1f}" y="{top + plot_h + 18}" text-anchor="middle">'
+            f"{tick:.0%}</text>"
+        )
+    for n, (label, (x, y)) in enumerate(sorted(points.items())):
+        color = _COLORS[n % len(_COLORS)]
+        parts.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="5" fill="{color}"/>')
+        parts.append(
+            f'<text x="{px(x) + 7:.1f}" y="{py(y) - 6:.1f}" fill="{color}">{escape(label)}</text>'
+        )
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def bar_svg(
+    groups: Mapping[str, Mapping[str, float]],
+    *,
+    title: str,
+    y_label: str,
+    width: int = 720,
+    height: int = 420,
+) -> str:
+    """Grouped bars ``{group: {series: share}}`` (shares in [0, 1]), legend on the right."""
+    left, right, top, bottom = 60, 180, 36, 70
+    plot_w, plot_h = width - left - right, height - top - bottom
+    names = sorted(groups)
+    series = sorted({s for values in groups.values() for s in values})
+    parts = _frame(width, height, title, left, top, plot_w, plot_h, "", y_label)
+    slot = plot_w / max(1, len(names))
+    bar = slot * 0.8 / max(1, len(series))
+    for g, name in enumerate(names):
+        x0 = left + g * slot + slot * 0.1
+        for s, label in enumerate(series):
+            value = groups[name].get(label)
+            if value is None:
+                continue
+            h = value * plot_h
+            parts.append(
+                f'<rect x="{x0 + s * bar:.1f}" y="{top + plot_h - h:.1f}" width="{bar * 0.9:.1f}" '
+                f'height="{h:.1f}" fill="{_COLORS[s % len(_COLORS)]}"/>'
+            )
+        parts.append(
+            f'<text x="{left + (g + 0.5) * slot:.1f}" y="{top + plot_h + 16}" '
+            f'text-anchor="middle" font-size="11">{escape(name)}</text>'
+        )
+    for s, label in enumerate(series):
+        ly = top + 14 + s * 18
+        lx = left + plot_w + 12
+        color = _COLORS[s % len(_COLORS)]
+        parts.append(f'<rect x="{lx}" y="{ly - 10}" width="14" height="10" fill="{color}"/>')
+        parts.append(f'<text x="{lx + 20}" y="{ly}">{escape(label)}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def _frame(
+    width: int,
+    height: int,
+    title: str,
+    left: int,
+    top: int,
+    plot_w: int,
+    plot_h: int,
+    x_label: str,
+    y_label: str,
+) -> list[str]:
+    """The SVG header, title, horizontal grid with percentage ticks, axes and labels."""
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
+        '<rect width="100%" height="100%" fill="white"/>',
+        f'<text x="{left}" y="22" font-size="14" font-weight="bold">{escape(title)}</text>',
+    ]
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        y = top + (1.0 - tick) * plot_h
+        parts.append(
+            f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" stroke="#ddd"/>'
+        )
+        parts.append(f'<text x="{left - 8}" y="{y + 4:.1f}" text-anchor="end">{tick:.0%}</text>')
+    parts.append(
+        f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" '
+        'stroke="#333"/>'
+    )
+    parts.append(f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="#333"/>')
+    if x_label:
+        parts.append(
+            f'<text x="{left + plot_w / 2:.1f}" y="{height - 10}" text-anchor="middle">'
+            f"{escape(x_label)}</text>"
+        )
+    parts.append(
+        f'<text transform="translate(16,{top + plot_h / 2:.1f}) rotate(-90)" '
+        f'text-anchor="middle">{escape(y_label)}</text>'
+    )
+    return parts

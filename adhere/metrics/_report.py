@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
 
-from adhere.metrics._plot import line_plot_svg
+from adhere.metrics._plot import line_plot_svg, scatter_svg
 from adhere.metrics._rates import Rates, ScoredTrial, group_rates
 
 ISSUE_COLUMNS = ("wrong", "missing", "duplicate", "extra", "type_mismatch")
@@ -38,6 +38,8 @@ class Report:
     panel: list[Table] = field(default_factory=list)
     """Judge-panel tables: scores per judge with mean ± std, agreement."""
     plot_svg: str | None = None
+    plots: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """More plots: file name → (title, SVG)."""
     notes: list[str] = field(default_factory=list)
 
 
@@ -95,6 +97,7 @@ def build_report(
             "No check of these trials was decided yet: their checklists need deterministic "
             "verifiers or a judge panel. Calls and trajectories are recorded in the store."
         )
+    report.plots.update(_summary_plots(trials, group, isr_name, csr_name))
     errors = sum(1 for t in trials if t.status != "ok")
     if errors:
         report.notes.append(
@@ -102,6 +105,43 @@ def build_report(
             "and are listed under 'trial errors', apart from wrong answers."
         )
     return report
+
+
+def _summary_plots(
+    trials: Sequence[ScoredTrial], group: list[str], isr_name: str, csr_name: str
+) -> dict[str, tuple[str, str]]:
+    """ISR against CSR per model, and ISR by number of turns when instances vary in turns."""
+    plots: dict[str, tuple[str, str]] = {}
+    points = {
+        " / ".join(str(k) for k in key): (r.csr, r.isr)
+        for key, r in group_rates(trials, group).items()
+        if r.isr is not None and r.csr is not None
+    }
+    if points:
+        title = f"{isr_name} against {csr_name}"
+        plots["isr_vs_csr.svg"] = (
+            title,
+            scatter_svg(
+                {k: (x, y) for k, (x, y) in points.items() if x is not None and y is not None},
+                title=title,
+                x_label=csr_name,
+                y_label=isr_name,
+            ),
+        )
+    turns = {t.keys.get("turns") for t in trials}
+    if len(turns) > 1 and all(isinstance(v, int) for v in turns):
+        series: dict[str, list[tuple[float, float]]] = {}
+        for key, r in group_rates(trials, [*group, "turns"]).items():
+            if r.isr is not None:
+                series.setdefault(" / ".join(str(k) for k in key[:-1]), []).append(
+                    (float(key[-1]), r.isr)
+                )
+        title = f"{isr_name} by number of user turns"
+        plots["by_turns.svg"] = (
+            title,
+            line_plot_svg(series, title=title, x_label="user turns", y_label=isr_name),
+        )
+    return plots
 
 
 def _plot(trials: Sequence[ScoredTrial], isr_name: str) -> str:
@@ -135,6 +175,8 @@ def render_markdown(report: Report, *, plot_file: str | None = "plot.svg") -> st
         out.append("")
     if report.plot_svg and plot_file:
         out += ["## Accuracy against instruction count", "", f"![plot]({plot_file})", ""]
+    for name, (title, _svg) in report.plots.items():
+        out += [f"## {title}", "", f"![{title}]({name})", ""]
     return "\n".join(out)
 
 
@@ -150,6 +192,8 @@ def render_html(report: Report) -> str:
         body.append("</table>")
     if report.plot_svg:
         body += ["<h2>Accuracy against instruction count</h2>", report.plot_svg]
+    for title, svg in report.plots.values():
+        body += [f"<h2>{escape(title)}</h2>", svg]
     style = (
         "body{font-family:sans-serif;margin:2em;max-width:1100px}"
         "table{border-collapse:collapse;margin-bottom:1.5em}"

@@ -22,6 +22,7 @@ from adhere.judging import (
 )
 from adhere.judging._panel_scores import category_trials
 from adhere.metrics import Report, ScoredTrial, Table, build_report, group_rates, pct
+from adhere.metrics._plot import bar_svg
 from adhere.spec import Instance, Trial, Verdict
 from adhere.store import RolloutStore, open_store
 from adhere.suites import get_suite
@@ -155,6 +156,16 @@ def split_tables(collected: Collected, report: Report) -> list[Table]:
             for keys, r in group_rates(split, [*group, key]).items()
         ]
         tables.append(Table(title=title, header=header, rows=rows))
+        if key == "source":
+            bars: dict[str, dict[str, float]] = {}
+            for keys, r in group_rates(split, [*group, key]).items():
+                if r.isr is not None:
+                    bars.setdefault(str(keys[-1]), {})[" / ".join(map(str, keys[:-1]))] = r.isr
+            plot_title = f"{report.isr_name} by instruction source"
+            report.plots["by_source.svg"] = (
+                plot_title,
+                bar_svg(bars, title=plot_title, y_label=report.isr_name),
+            )
     return tables
 
 

@@ -139,6 +139,9 @@ async def test_verifiers_and_a_judge_panel_decide_every_check_once(tmp_path: Pat
     emoji_sp = next(r for r in by_source.rows if r[0] == "emoji" and r[1] == "SP")
     assert emoji_sp[by_source.header.index("ISR")] == "0.0%"  # the emoji check failed
     assert any(t.title == "By check type" for t in report.breakdowns)
+    assert set(report.plots) == {"isr_vs_csr.svg", "by_source.svg"}  # one turn each: no turns plot
+    title, svg = report.plots["by_source.svg"]
+    assert title == "ISR by instruction source" and svg.count("<rect") >= 1 + 4
     titles = [t.title for t in report.panel]
     assert titles == [
         "Scores per judge (ISR / CSR) and across judges (mean ± std)",

@@ -104,3 +104,13 @@ def test_report_tables_plot_and_rendering() -> None:
 
 def test_public_names() -> None:
     assert metrics.__all__ == sorted(metrics.__all__)
+
+
+def test_scatter_and_bar_svgs() -> None:
+    from adhere.metrics._plot import bar_svg, scatter_svg
+
+    svg = scatter_svg({"a": (0.5, 0.25), "b": (1.0, 0.0)}, title="t", x_label="x", y_label="y")
+    assert svg.startswith("<svg") and svg.count("<circle") == 2 and ">a</text>" in svg
+    bars = bar_svg({"SP": {"m1": 0.5, "m2": 1.0}, "UserQuery": {"m1": 0.0}}, title="t", y_label="y")
+    # background + 3 bars + 2 legend swatches
+    assert bars.count("<rect") == 1 + 3 + 2 and ">UserQuery</text>" in bars
