@@ -22,7 +22,13 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from adhere.scaffolds._cli import CliScaffold, Invocation, Parsed, SystemPromptMode, last_json
+from adhere.scaffolds._cli import (
+    CliScaffold,
+    Invocation,
+    Parsed,
+    SystemPromptMode,
+    parse_result_object,
+)
 from adhere.scaffolds._install import NpmTool
 from adhere.scaffolds._registry import scaffold
 from adhere.scaffolds._types import TrialContext, WireApi
@@ -108,12 +114,4 @@ class ClaudeCodeScaffold(CliScaffold):
 
     def parse_output(self, stdout: str) -> Parsed:
         """``result`` and ``session_id`` of the JSON result object."""
-        document = last_json(stdout)
-        if not isinstance(document, dict):
-            return Parsed()
-        result = document.get("result")
-        session = document.get("session_id")
-        return Parsed(
-            text=result if isinstance(result, str) else "",
-            session=session if isinstance(session, str) else None,
-        )
+        return parse_result_object(stdout, "result")

@@ -205,3 +205,16 @@ def last_json(text: str) -> Any:
                 pass
     events = json_lines(text)
     return events[-1] if events else None
+
+
+def parse_result_object(stdout: str, text_key: str, session_key: str = "session_id") -> Parsed:
+    """Reply text and session id from the last JSON object a CLI printed."""
+    document = last_json(stdout)
+    if not isinstance(document, dict):
+        return Parsed()
+    text = document.get(text_key)
+    session = document.get(session_key)
+    return Parsed(
+        text=text if isinstance(text, str) else "",
+        session=session if isinstance(session, str) and session else None,
+    )

@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
-from adhere.scaffolds._cli import CliScaffold, Invocation, Parsed, last_json
+from adhere.scaffolds._cli import CliScaffold, Invocation, Parsed, parse_result_object
 from adhere.scaffolds._install import NpmTool
 from adhere.scaffolds._registry import scaffold
 from adhere.scaffolds._types import TrialContext, WireApi
@@ -146,12 +146,4 @@ class DroidScaffold(CliScaffold):
 
     def parse_output(self, stdout: str) -> Parsed:
         """``result`` and ``session_id`` of the JSON result object."""
-        document = last_json(stdout)
-        if not isinstance(document, dict):
-            return Parsed()
-        result = document.get("result")
-        session = document.get("session_id")
-        return Parsed(
-            text=result if isinstance(result, str) else "",
-            session=session if isinstance(session, str) and session else None,
-        )
+        return parse_result_object(stdout, "result")

@@ -25,7 +25,13 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from adhere.scaffolds._cli import CliScaffold, Invocation, Parsed, SystemPromptMode, last_json
+from adhere.scaffolds._cli import (
+    CliScaffold,
+    Invocation,
+    Parsed,
+    SystemPromptMode,
+    parse_result_object,
+)
 from adhere.scaffolds._install import NpmTool
 from adhere.scaffolds._registry import scaffold
 from adhere.scaffolds._types import TrialContext, WireApi
@@ -123,12 +129,4 @@ class GeminiCliScaffold(CliScaffold):
 
     def parse_output(self, stdout: str) -> Parsed:
         """``response`` and ``session_id`` of the JSON result object."""
-        document = last_json(stdout)
-        if not isinstance(document, dict):
-            return Parsed()
-        response = document.get("response")
-        session = document.get("session_id")
-        return Parsed(
-            text=response if isinstance(response, str) else "",
-            session=session if isinstance(session, str) else None,
-        )
+        return parse_result_object(stdout, "response")
