@@ -1,7 +1,7 @@
 import pytest
 
 from adhere.errors import SpecError
-from adhere.models.policy import (
+from adhere.models.policy import Reply, (
     Faults,
     ModelStringError,
     PolicyContext,
@@ -109,7 +109,7 @@ def test_registry_takes_new_policies():
             self.upper = upper
 
         def respond(self, conversation):
-            raise NotImplementedError
+            return Reply(text="echo")
 
     def factory(options: PolicyOptions, context: PolicyContext):
         return Echo(options.text("upper", "no") == "yes")
