@@ -1,13 +1,14 @@
 import pytest
 
 from adhere.errors import SpecError
-from adhere.models.policy import Reply, (
+from adhere.models.policy import (
     Faults,
     ModelStringError,
     PolicyContext,
     PolicyNotFound,
     PolicyOptions,
     PolicyRegistry,
+    Reply,
     default_registry,
     parse_model_string,
 )
