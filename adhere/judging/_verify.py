@@ -45,6 +45,8 @@ ENTRY_POINT_GROUP = "adhere.verifiers"
 _PACKAGE = "adhere.judging.verifiers"
 _BUILTIN: Mapping[str, str] = {
     "no_emoji": f"{_PACKAGE}._emoji",
+    "uses_emoji": f"{_PACKAGE}._emoji",
+    "reply_matches": f"{_PACKAGE}._matches",
     "reply_language": f"{_PACKAGE}._language",
     "length_limit": f"{_PACKAGE}._length",
     "command_executed": f"{_PACKAGE}._commands",

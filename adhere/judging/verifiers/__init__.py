@@ -6,7 +6,8 @@ imported; the registry imports a module the first time one of its names is looke
 =========================  ==================================================
 module                     verifiers
 =========================  ==================================================
-``_emoji``                 ``no_emoji``
+``_emoji``                 ``no_emoji``, ``uses_emoji``
+``_matches``               ``reply_matches``
 ``_language``              ``reply_language``
 ``_length``                ``length_limit``
 ``_commands``              ``command_executed``, ``tests_run``

@@ -213,3 +213,34 @@ def no_emoji(
     if files:
         what += f" and {len(changed)} changed file{'' if len(changed) == 1 else 's'}"
     return Outcome("pass", f"no emoji in {what}")
+
+
+class UsesEmojiParams(VerifierParams):
+    """Parameters of ``uses_emoji``.
+
+    Attributes:
+        scope: ``final`` reply (default) or ``all`` replies (then every reply must
+            hold an emoji).
+    """
+
+    scope: Literal["all", "final"] = "final"
+
+
+@verifier("uses_emoji", params=UsesEmojiParams)
+def uses_emoji(ctx: VerifyContext, *, scope: Literal["all", "final"]) -> Outcome:
+    """The replies in scope do hold emoji (for "end every answer with an emoji")."""
+    chosen = replies(ctx.trajectory, scope)
+    if not chosen:
+        return Outcome("n/a", "the assistant wrote no reply in scope")
+    for reply in chosen:
+        if not find_emoji(reply.text):
+            return Outcome(
+                "fail",
+                f"message {reply.index} (assistant reply) holds no emoji",
+                evidence=reply.index,
+            )
+    found = [seq for reply in chosen for _, seq in find_emoji(reply.text)]
+    what = f"{len(chosen)} repl{'y' if len(chosen) == 1 else 'ies'}"
+    return Outcome(
+        "pass", f"emoji in {what}: {', '.join(dict.fromkeys(found))}", details={"emoji": found}
+    )

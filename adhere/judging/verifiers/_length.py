@@ -1,5 +1,8 @@
 """``length_limit``: replies stay within a number of words, lines or characters.
 
+``min_words`` turns it around for instructions such as "answer in at least 80 words":
+every reply in scope must reach the count.
+
 Counting:
 
 - **words**: runs of letters and digits (``don't``, ``well-known`` and ``v2`` are one
@@ -51,6 +54,7 @@ class LengthLimitParams(VerifierParams):
         max_words: Most words allowed.
         max_lines: Most non-blank lines allowed.
         max_chars: Most characters allowed.
+        min_words: Fewest words required (e.g. "explain in at least 80 words").
         scope: ``each`` reply on its own (default), the ``final`` reply, the last
             reply of each user turn (``final_per_turn``), or ``all`` replies added
             together.
@@ -61,15 +65,16 @@ class LengthLimitParams(VerifierParams):
     max_words: int | None = None
     max_lines: int | None = None
     max_chars: int | None = None
+    min_words: int | None = None
     scope: Literal["each", "final", "final_per_turn", "all"] = "each"
     exclude_code: bool = False
     include_reasoning: bool = False
 
     @model_validator(mode="after")
     def _some_limit(self) -> LengthLimitParams:
-        limits = (self.max_words, self.max_lines, self.max_chars)
+        limits = (self.max_words, self.max_lines, self.max_chars, self.min_words)
         if all(limit is None for limit in limits):
-            raise ValueError("give at least one of max_words, max_lines, max_chars")
+            raise ValueError("give at least one of max_words, max_lines, max_chars, min_words")
         if any(limit is not None and limit < 0 for limit in limits):
             raise ValueError("limits cannot be negative")
         return self
@@ -82,6 +87,7 @@ def length_limit(
     max_words: int | None,
     max_lines: int | None,
     max_chars: int | None,
+    min_words: int | None,
     scope: Literal["each", "final", "final_per_turn", "all"],
     exclude_code: bool,
     include_reasoning: bool,
@@ -113,12 +119,23 @@ def length_limit(
                     evidence=reply.index,
                     details={"counts": counts},
                 )
-    checked = ", ".join(
-        f"{longest[unit]} {unit} ≤ {limit}" for unit, limit in limits.items() if limit is not None
-    )
+    shortest = min(_measure(reply.text)["words"] for reply in texts)
+    if min_words is not None and shortest < min_words:
+        short = next(r for r in texts if _measure(r.text)["words"] == shortest)
+        what = "the replies together have" if scope == "all" else f"message {short.index} has"
+        return Outcome(
+            "fail",
+            f"{what} {shortest} words, fewer than the minimum of {min_words}",
+            evidence=short.index,
+            details={"counts": _measure(short.text)},
+        )
+    bounds = [f"{longest[u]} {u} ≤ {limit}" for u, limit in limits.items() if limit is not None]
+    if min_words is not None:
+        bounds.append(f"{shortest} words ≥ {min_words}")
+    checked = ", ".join(bounds)
     n = len(chosen)
     return Outcome(
         "pass",
-        f"{n} repl{'y' if n == 1 else 'ies'} within the limit (at most {checked})",
+        f"{n} repl{'y' if n == 1 else 'ies'} within the limits ({checked})",
         details={"longest": longest},
     )

@@ -1,5 +1,6 @@
 import pytest
 
+from adhere.errors import SpecError
 from adhere.judging.verifiers._emoji import find_emoji
 from adhere.judging.verifiers._langdetect import detect_language, prose
 from adhere.judging.verifiers._length import count_words
@@ -234,3 +235,48 @@ def test_length_limit_lines_chars_and_code():
     assert verdict("length_limit", context, max_chars=len(reply) - 1).result == "fail"
     chinese = ctx(traj(say("这是一个很长的中文回答")))
     assert verdict("length_limit", chinese, max_words=10).result == "fail"
+
+
+def test_length_limit_min_words():
+    context = ctx(traj(say("one two three"), say("four five six seven")))
+    short = verdict("length_limit", context, min_words=4)
+    assert short.result == "fail" and short.evidence == 0 and "fewer than" in short.reasoning
+    assert verdict("length_limit", context, min_words=4, scope="final").result == "pass"
+    assert verdict("length_limit", context, min_words=7, scope="all").result == "pass"
+    both = verdict("length_limit", context, min_words=3, max_words=3)
+    assert both.result == "fail" and "more than" in both.reasoning
+
+
+def test_uses_emoji():
+    context = ctx(traj(say("Working on it."), say("All done ✅")))
+    passing = verdict("uses_emoji", context)
+    assert passing.result == "pass" and "✅" in passing.reasoning
+    failing = verdict("uses_emoji", context, scope="all")
+    assert failing.result == "fail" and failing.evidence == 0
+    assert verdict("uses_emoji", ctx(traj(say("Plain.")))).result == "fail"
+    assert verdict("uses_emoji", ctx(traj(user("hi")))).result == "n/a"
+
+
+def test_reply_matches_present_absent_and_scopes():
+    context = ctx(traj(say("Hello, I am Ada."), say("The tests pass.")))
+    assert verdict("reply_matches", context, contains="I am Ada").result == "pass"
+    assert verdict("reply_matches", context, contains="i am ada").result == "fail"
+    assert verdict("reply_matches", context, contains="i am ada", ignore_case=True).result == (
+        "pass"
+    )
+    each = verdict("reply_matches", context, pattern=r"\bAda\b", scope="each")
+    assert each.result == "fail" and each.evidence == 1
+    assert verdict("reply_matches", context, pattern=r"\bAda\b", scope="final").result == "fail"
+    absent = verdict("reply_matches", context, contains="Ada", expect="absent")
+    assert absent.result == "fail" and absent.evidence == 0
+    assert verdict("reply_matches", context, contains="Max", expect="absent").result == "pass"
+    coded = ctx(traj(say("Run `make secret` now.")))
+    assert verdict("reply_matches", coded, contains="secret").result == "pass"
+    assert verdict("reply_matches", coded, contains="secret", exclude_code=True).result == "fail"
+
+
+def test_reply_matches_rejects_bad_params():
+    with pytest.raises(SpecError, match="pattern or a contains"):
+        verdict("reply_matches", ctx(traj(say("x"))))
+    with pytest.raises(SpecError, match="invalid regular expression"):
+        verdict("reply_matches", ctx(traj(say("x"))), pattern="(")
