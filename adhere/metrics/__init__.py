@@ -1,5 +1,13 @@
 """Metrics: ISR/CSR over verdicts, grouped breakdowns and rollout reports."""
 
+from adhere.metrics._conflict import (
+    ConflictRun,
+    Followed,
+    conflict_of,
+    conflict_tables,
+    followed,
+    side_checks,
+)
 from adhere.metrics._plot import line_plot_svg
 from adhere.metrics._rates import Rates, ScoredTrial, TrialScore, group_rates, rates, score_trial
 from adhere.metrics._report import (
@@ -12,12 +20,17 @@ from adhere.metrics._report import (
 )
 
 __all__ = [
+    "ConflictRun",
+    "Followed",
     "Rates",
     "Report",
     "ScoredTrial",
     "Table",
     "TrialScore",
     "build_report",
+    "conflict_of",
+    "conflict_tables",
+    "followed",
     "group_rates",
     "line_plot_svg",
     "pct",
@@ -25,4 +38,5 @@ __all__ = [
     "render_html",
     "render_markdown",
     "score_trial",
+    "side_checks",
 ]

@@ -21,7 +21,18 @@ from adhere.judging import (
     verdict_labels,
 )
 from adhere.judging._panel_scores import category_trials
-from adhere.metrics import Report, ScoredTrial, Table, build_report, group_rates, pct
+from adhere.metrics import (
+    ConflictRun,
+    Report,
+    ScoredTrial,
+    Table,
+    build_report,
+    conflict_of,
+    conflict_tables,
+    group_rates,
+    pct,
+    side_checks,
+)
 from adhere.metrics._plot import bar_svg
 from adhere.spec import Instance, Trial, Verdict
 from adhere.store import RolloutStore, open_store
@@ -36,6 +47,8 @@ class Collected:
     suite: str
     instances: dict[str, Instance]
     trials: list[ScoredTrial]
+    conflicts: list[ConflictRun]
+    """Trials of conflict instances, with their side checks' verdicts."""
 
 
 def collect(store: RolloutStore) -> Collected:
@@ -45,10 +58,12 @@ def collect(store: RolloutStore) -> Collected:
     instances = {i.id: i for i in store.read_instances()}
     suites = {i.suite for i in instances.values()}
     trials = []
+    conflicts = []
     for stored in store.iter_trials():
         trial = stored.result.trial
         instance = instances.get(trial.instance)
-        metadata = {k: v for k, v in (instance.metadata if instance else {}).items() if _scalar(v)}
+        full = instance.metadata if instance else {}
+        metadata = {k: v for k, v in full.items() if _scalar(v)}
         keys = {
             **metadata,
             "model": trial.model,
@@ -56,12 +71,19 @@ def collect(store: RolloutStore) -> Collected:
             "instance": trial.instance,
             "repeat": trial.repeat,
         }
-        trials.append(ScoredTrial(keys=keys, status=stored.result.status, verdicts=stored.verdicts))
+        verdicts = stored.verdicts
+        conflict = conflict_of(full)
+        if conflict is not None:
+            conflicts.append(ConflictRun(keys, stored.result.status, conflict, verdicts))
+            sides = side_checks(full)
+            verdicts = [v for v in verdicts if v.check_id not in sides]
+        trials.append(ScoredTrial(keys=keys, status=stored.result.status, verdicts=verdicts))
     return Collected(
         rollout=store.rollout,
         suite=", ".join(sorted(suites)),
         instances=instances,
         trials=trials,
+        conflicts=conflicts,
     )
 
 
@@ -83,6 +105,15 @@ def report_for(store: RolloutStore, *, human_labels: str | Path | None = None) -
     )
     report.breakdowns += split_tables(collected, report)
     report.breakdowns += repeat_tables(collected, report)
+    if collected.conflicts:
+        scaffolds = {run.keys.get("scaffold") for run in collected.conflicts}
+        group = ["model", "scaffold"] if len(scaffolds) > 1 else ["model"]
+        report.breakdowns += conflict_tables(collected.conflicts, group)
+        report.notes.append(
+            f"{len(collected.conflicts)} trial(s) of conflict instances: the two checks "
+            "deciding which side of the contradiction a run followed are left out of "
+            f"{report.isr_name}/{report.csr_name} and shown in the OctoBench-Conflict tables."
+        )
     report.panel = panel_tables(store, collected)
     if human_labels is not None:
         report.panel.append(human_table(store, load_human_labels(human_labels)))

@@ -9,6 +9,14 @@ reads two optional item fields: ``verifier`` ({name, params}: decided by that
 deterministic verifier instead of the judges) and ``condition`` (when the item
 applies; otherwise it may be judged n/a).
 
+Conflict instances (OctoBench-Conflict) carry an optional ``conflict`` field:
+``{"scenario": "language", "sides": {"SP": "<check id>", "User query": "<check id>"}}``
+— the scenario (language, emoji, verbosity, safety, identity, or another name) and,
+for each of the two contradicting sources (checklist category names), the check that
+passes when the run followed that side. It lands in ``metadata["conflict"]``
+(``{"scenario", "type", "sides": [{"source", "check"}, …]}``), with
+``metadata["conflict_type"]`` such as ``SP vs UserQuery`` for grouping.
+
 Workspaces: the published instances name container images that are not public, so a
 workspace can also be given as files — either an optional ``workspace`` field on the
 line (a mapping of relative path to text, or a directory path relative to the JSONL
@@ -65,6 +73,16 @@ class _RawScaffold(BaseModel):
     version: str = ""
 
 
+class _RawConflict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    scenario: str = Field(min_length=1)
+    sides: dict[str, str]
+
+
+CONFLICT_ORDER = (Source.SYSTEM_PROMPT, Source.USER_QUERY, Source.AGENTS_MD)
+"""The order the two sides of a conflict type are named in (``SP vs UserQuery`` …)."""
+
+
 class RawInstance(BaseModel):
     """One line of the OctoBench JSONL format."""
 
@@ -79,6 +97,7 @@ class RawInstance(BaseModel):
     checklist: dict[str, _RawCategory]
     expected_skill: str | None = None
     workspace: dict[str, str] | str | list[str] | None = None
+    conflict: _RawConflict | None = None
 
 
 def category_source(name: str) -> Source:
@@ -169,8 +188,50 @@ def to_instance(
             "workspace_abs_path": raw.workspace_abs_path,
             "source_scaffold": raw.scaffold.name if raw.scaffold else None,
             "checklist_descriptions": {k: v.description for k, v in raw.checklist.items()},
+            **_conflict_metadata(raw.conflict, {c.id for c in checks}, where),
         },
     )
+
+
+def _conflict_metadata(
+    conflict: _RawConflict | None, check_ids: set[str], where: str
+) -> dict[str, object]:
+    """``conflict`` and ``conflict_type`` metadata, after checking the sides."""
+    if conflict is None:
+        return {}
+    if len(conflict.sides) != 2:
+        raise SpecError(
+            f"a conflict has exactly two sides, got {len(conflict.sides)}",
+            file=where,
+            field="conflict.sides",
+        )
+    sides: list[dict[str, str]] = []
+    for name, check_id in conflict.sides.items():
+        try:
+            source = category_source(name)
+        except ValueError as exc:
+            raise SpecError(str(exc), file=where, field=f"conflict.sides.{name}") from None
+        if check_id not in check_ids:
+            raise SpecError(
+                f"check {check_id!r} is not in the checklist",
+                file=where,
+                field=f"conflict.sides.{name}",
+            )
+        sides.append({"source": source.value, "check": check_id})
+    if sides[0]["source"] == sides[1]["source"]:
+        raise SpecError(
+            "the two sides of a conflict must be different sources",
+            file=where,
+            field="conflict.sides",
+        )
+    order = [s.value for s in CONFLICT_ORDER]
+    sides.sort(key=lambda side: (order.index(side["source"]) if side["source"] in order else 99))
+    kind = f"{sides[0]['source']} vs {sides[1]['source']}"
+    return {
+        "conflict": {"scenario": conflict.scenario, "type": kind, "sides": sides},
+        "conflict_type": kind,
+        "conflict_scenario": conflict.scenario,
+    }
 
 
 def load_octobench(path: Path, *, workspaces: Path | None = None) -> list[Instance]:

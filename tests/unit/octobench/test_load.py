@@ -121,3 +121,34 @@ def test_errors_name_line_and_field(tmp_path: Path):
         load_octobench(path)
     with pytest.raises(SpecError, match="unknown OctoBench options"):
         get_suite("octobench", colour="red")
+
+
+def test_conflict_field_lands_in_metadata_with_ordered_sides(tmp_path: Path):
+    conflict = {"scenario": "language", "sides": {"Memory bank": "b", "SP": "a"}}
+    path = tmp_path / "c.jsonl"
+    path.write_text(line(conflict=conflict) + "\n")
+    (inst,) = load_octobench(path)
+    assert inst.metadata["conflict"] == {
+        "scenario": "language",
+        "type": "SP vs Memory",
+        "sides": [{"source": "SP", "check": "a"}, {"source": "Memory", "check": "b"}],
+    }
+    assert inst.metadata["conflict_type"] == "SP vs Memory"
+    assert inst.metadata["conflict_scenario"] == "language"
+
+
+@pytest.mark.parametrize(
+    ("sides", "field", "message"),
+    [
+        ({"SP": "a"}, "conflict.sides", "exactly two sides"),
+        ({"SP": "a", "User query": "zz"}, "conflict.sides.User query", "'zz' is not in"),
+        ({"SP": "a", "Sp": "b"}, "conflict.sides", "different sources"),
+        ({"SP": "a", "Wiki": "b"}, "conflict.sides.Wiki", "unknown checklist category"),
+    ],
+)
+def test_bad_conflict_is_rejected_naming_the_field(tmp_path: Path, sides, field, message):
+    path = tmp_path / "c.jsonl"
+    path.write_text(line(conflict={"scenario": "emoji", "sides": sides}) + "\n")
+    with pytest.raises(SpecError, match=message) as caught:
+        load_octobench(path)
+    assert caught.value.field == field and str(path) in str(caught.value)
