@@ -26,6 +26,8 @@ French, or German for a French request), ``forbidden`` (runs ``git reset --hard`
 before answering), ``edit-without-read`` (edits the file before reading it; for
 ``edit`` the loop becomes edit, read, answer, otherwise a blind edit comes first). A
 violation given as the behaviour (``agent:emoji``) means ``answer`` with that flag.
+With the ``heeds-feedback`` flag, violations named by a ``<feedback>`` block in the
+conversation are dropped (see :mod:`adhere.models.policy._agent_feedback`).
 
 Fallbacks when a role's tool is missing: reading uses the command tool
 (``cat``); editing uses the edit tool, else a patch tool (``apply_patch``), else the
@@ -38,7 +40,7 @@ role, with no tool call, so every CLI's loop ends. The final answer never calls 
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from adhere.models.policy._agent_context import (
@@ -49,6 +51,7 @@ from adhere.models.policy._agent_context import (
     resolve_path,
     working_directory,
 )
+from adhere.models.policy._agent_feedback import HEEDS_FEEDBACK, heeded_violations, request_text
 from adhere.models.policy._agent_skills import choose_skill, skill_file
 from adhere.models.policy._agent_text import (
     EMOJI,
@@ -100,6 +103,7 @@ class AgentSettings:
         skill: The skill ``skill`` invokes; ``None`` picks it from the conversation.
         say: The final answer's text, replacing the behaviour's own.
         violations: Deliberate violations (:data:`VIOLATIONS`).
+        heeds_feedback: Drop the violations a feedback block in the conversation names.
     """
 
     behaviour: str = "answer"
@@ -108,6 +112,7 @@ class AgentSettings:
     skill: str | None = None
     say: str | None = None
     violations: frozenset[str] = frozenset()
+    heeds_feedback: bool = False
 
 
 def plan(settings: AgentSettings) -> tuple[Action, ...]:
@@ -136,13 +141,16 @@ class _Step:
     """One reply: what the conversation so far says to do next."""
 
     def __init__(self, settings: AgentSettings, conversation: Conversation) -> None:
+        if settings.heeds_feedback:
+            violations = heeded_violations(settings.violations, conversation)
+            settings = replace(settings, violations=violations)
         self.settings = settings
         self.conversation = conversation
         self.turn: Turn = current_turn(conversation)
         self.roles = match_roles(conversation.tools)
         self.directory = working_directory(conversation)
         self.plan = plan(settings)
-        asked = settings.file or mentioned_file(self.turn.request) or "README.md"
+        asked = settings.file or mentioned_file(request_text(self.turn.request)) or "README.md"
         self.path = asked
         self.target = resolve_path(asked, self.directory)
 
@@ -300,5 +308,6 @@ def make_agent(options: PolicyOptions, context: PolicyContext) -> AgentPolicy:
             skill=skill or None,
             say=say or None,
             violations=frozenset(flags),
+            heeds_feedback=options.flag(HEEDS_FEEDBACK),
         )
     )
