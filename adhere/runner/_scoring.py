@@ -26,14 +26,24 @@ from adhere.judging import (
     Ask,
     JudgeCall,
     PanelJudge,
+    PanelResult,
     VerdictCache,
     VerifyContext,
     needs_judge,
     run_check,
     run_panel,
 )
-from adhere.models import ChatRequest, ModelClient, open_client
-from adhere.spec import ChatMessage, Endpoint, Instance, JudgePanel, Trial, Verdict
+from adhere.models import ChatRequest, EndpointLimiter, ModelClient, open_client
+from adhere.spec import (
+    ChatMessage,
+    Check,
+    Endpoint,
+    Instance,
+    JudgePanel,
+    Trajectory,
+    Trial,
+    Verdict,
+)
 from adhere.store import RolloutStore
 from adhere.suites import Suite
 
@@ -54,11 +64,23 @@ class ScoreSummary:
 
 
 class JudgeAsks:
-    """One model client per judge endpoint, turned into the ``ask`` the panel uses."""
+    """One model client per judge endpoint, turned into the ``ask`` the panel uses.
 
-    def __init__(self, endpoints: Mapping[str, Endpoint]) -> None:
+    Args:
+        endpoints: Judge name → endpoint (``scripted`` already resolved to a URL).
+        limiters: Judge name → a limiter to share (the Ray path's limiter actors);
+            by default each client keeps its endpoint's limits on its own.
+    """
+
+    def __init__(
+        self,
+        endpoints: Mapping[str, Endpoint],
+        limiters: Mapping[str, EndpointLimiter] | None = None,
+    ) -> None:
+        shared = limiters or {}
         self.clients: dict[str, ModelClient] = {
-            name: open_client(endpoint) for name, endpoint in endpoints.items()
+            name: open_client(endpoint, limiter=shared.get(name))
+            for name, endpoint in endpoints.items()
         }
         self.calls = 0
 
@@ -86,6 +108,84 @@ class JudgeAsks:
             await client.aclose()
 
 
+@dataclass(frozen=True)
+class DecidedChecks:
+    """What a trial's suite and verifiers decided, and the checks left for the judges.
+
+    Attributes:
+        verdicts: Check id → verdict, for the checks decided so far.
+        suite_verdicts: How many of them the suite decided.
+        verifier_verdicts: How many of them a deterministic verifier decided.
+        to_judge: The remaining checks, in the instance's order.
+    """
+
+    verdicts: dict[str, Verdict]
+    suite_verdicts: int
+    verifier_verdicts: int
+    to_judge: list[Check]
+
+
+def decide_checks(instance: Instance, trajectory: Trajectory, suite: Suite) -> DecidedChecks:
+    """Run the suite's own scoring, then every bound deterministic verifier (pure)."""
+    verdicts: dict[str, Verdict] = {v.check_id: v for v in suite.score(instance, trajectory)}
+    suite_count = len(verdicts)
+    context = VerifyContext.build(instance, trajectory)
+    verified = 0
+    for check in instance.checks:
+        if check.id not in verdicts and not needs_judge(check):
+            verdicts[check.id] = run_check(check, context)
+            verified += 1
+    to_judge = [c for c in instance.checks if c.id not in verdicts]
+    return DecidedChecks(verdicts, suite_count, verified, to_judge)
+
+
+async def judge_checks(
+    judges: Sequence[PanelJudge],
+    checks: Sequence[Check],
+    trajectory: Trajectory,
+    panel: JudgePanel,
+    cache: VerdictCache | None,
+) -> PanelResult:
+    """Run the panel over the checks left for the judges (options from the JudgePanel)."""
+    return await run_panel(
+        judges,
+        checks,
+        trajectory,
+        aggregation=panel.spec.aggregation,
+        cache=cache,
+        prompt_version=panel.spec.prompt_version,
+    )
+
+
+def record_trial(
+    store: RolloutStore,
+    trial: Trial,
+    instance: Instance,
+    decided: DecidedChecks,
+    judged: PanelResult | None,
+    summary: ScoreSummary,
+) -> None:
+    """Count a scored trial in ``summary`` and write its verdicts (``None``: not judged)."""
+    verdicts = dict(decided.verdicts)
+    summary.suite_verdicts += decided.suite_verdicts
+    summary.verifier_verdicts += decided.verifier_verdicts
+    per_judge: dict[str, list[dict[str, Any]]] = {}
+    if judged is not None:
+        for verdict in judged.majority:
+            verdicts[verdict.check_id] = verdict
+        per_judge = {
+            name: [v.model_dump(mode="json") for v in found]
+            for name, found in judged.per_judge.items()
+        }
+        summary.judged_checks += len(decided.to_judge)
+    else:
+        summary.undecided_checks += len(decided.to_judge)
+    ordered = [verdicts[c.id] for c in instance.checks if c.id in verdicts]
+    summary.errors += sum(1 for v in ordered if v.result == "error")
+    store.write_verdicts(trial, ordered)
+    store.write_json(trial, "judge_verdicts.json", per_judge)
+
+
 async def score_trial(
     trial: Trial,
     instance: Instance,
@@ -101,37 +201,11 @@ async def score_trial(
     if trajectory is None:
         summary.problems.append(f"{trial.id}: no trajectory stored")
         return
-    verdicts: dict[str, Verdict] = {v.check_id: v for v in suite.score(instance, trajectory)}
-    summary.suite_verdicts += len(verdicts)
-    context = VerifyContext.build(instance, trajectory)
-    for check in instance.checks:
-        if check.id not in verdicts and not needs_judge(check):
-            verdicts[check.id] = run_check(check, context)
-            summary.verifier_verdicts += 1
-    to_judge = [c for c in instance.checks if c.id not in verdicts]
-    per_judge: dict[str, list[dict[str, Any]]] = {}
-    if to_judge and judges and panel is not None:
-        result = await run_panel(
-            judges,
-            to_judge,
-            trajectory,
-            aggregation=panel.spec.aggregation,
-            cache=cache,
-            prompt_version=panel.spec.prompt_version,
-        )
-        for verdict in result.majority:
-            verdicts[verdict.check_id] = verdict
-        per_judge = {
-            name: [v.model_dump(mode="json") for v in found]
-            for name, found in result.per_judge.items()
-        }
-        summary.judged_checks += len(to_judge)
-    else:
-        summary.undecided_checks += len(to_judge)
-    ordered = [verdicts[c.id] for c in instance.checks if c.id in verdicts]
-    summary.errors += sum(1 for v in ordered if v.result == "error")
-    store.write_verdicts(trial, ordered)
-    store.write_json(trial, "judge_verdicts.json", per_judge)
+    decided = decide_checks(instance, trajectory, suite)
+    judged = None
+    if decided.to_judge and judges and panel is not None:
+        judged = await judge_checks(judges, decided.to_judge, trajectory, panel, cache)
+    record_trial(store, trial, instance, decided, judged, summary)
 
 
 async def score_rollout(
