@@ -26,6 +26,9 @@ French, or German for a French request), ``forbidden`` (runs ``git reset --hard`
 before answering), ``edit-without-read`` (edits the file before reading it; for
 ``edit`` the loop becomes edit, read, answer, otherwise a blind edit comes first). A
 violation given as the behaviour (``agent:emoji``) means ``answer`` with that flag.
+``follow=sp|user|doc`` (or a precedence list ``sp>doc>user``) obeys the language,
+emoji, length, ``git reset --hard`` and identity directives of the named sources and
+ignores contradicting ones (see :mod:`adhere.models.policy._agent_conflict`).
 With the ``heeds-feedback`` flag, violations named by a ``<feedback>`` block in the
 conversation are dropped (see :mod:`adhere.models.policy._agent_feedback`).
 
@@ -43,6 +46,12 @@ import shlex
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from adhere.models.policy._agent_conflict import (
+    Directives,
+    adjusted_violations,
+    directives_for,
+    parse_follow,
+)
 from adhere.models.policy._agent_context import (
     Turn,
     current_turn,
@@ -103,6 +112,7 @@ class AgentSettings:
         skill: The skill ``skill`` invokes; ``None`` picks it from the conversation.
         say: The final answer's text, replacing the behaviour's own.
         violations: Deliberate violations (:data:`VIOLATIONS`).
+        follow: Instruction sources to obey, in precedence order (``follow=sp>user``).
         heeds_feedback: Drop the violations a feedback block in the conversation names.
     """
 
@@ -112,6 +122,7 @@ class AgentSettings:
     skill: str | None = None
     say: str | None = None
     violations: frozenset[str] = frozenset()
+    follow: tuple[str, ...] = ()
     heeds_feedback: bool = False
 
 
@@ -143,6 +154,11 @@ class _Step:
     def __init__(self, settings: AgentSettings, conversation: Conversation) -> None:
         if settings.heeds_feedback:
             violations = heeded_violations(settings.violations, conversation)
+            settings = replace(settings, violations=violations)
+        self.directives = Directives()
+        if settings.follow:
+            self.directives = directives_for(settings.follow, conversation)
+            violations = adjusted_violations(settings.violations, self.directives)
             settings = replace(settings, violations=violations)
         self.settings = settings
         self.conversation = conversation
@@ -260,7 +276,8 @@ class _Step:
             text = settings.say
         else:
             language = ("de" if looks_french(self.turn.request) else "fr") if wrong else "en"
-            text = self._answer(language)
+            text = self._answer(self.directives.language or language)
+        text = self.directives.shape(text)
         return text + EMOJI if "emoji" in settings.violations else text
 
     def _answer(self, language: str) -> str:
@@ -300,6 +317,7 @@ def make_agent(options: PolicyOptions, context: PolicyContext) -> AgentPolicy:
     file = options.text("file", "")
     skill = options.text("skill", "")
     say = options.text("say", "")
+    follow = options.text("follow", "")
     return AgentPolicy(
         AgentSettings(
             behaviour=behaviour,
@@ -308,6 +326,7 @@ def make_agent(options: PolicyOptions, context: PolicyContext) -> AgentPolicy:
             skill=skill or None,
             say=say or None,
             violations=frozenset(flags),
+            follow=parse_follow(follow) if follow else (),
             heeds_feedback=options.flag(HEEDS_FEEDBACK),
         )
     )
