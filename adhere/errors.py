@@ -8,7 +8,8 @@
     ├── ModelCallError       a model call failed after its retries (status, endpoint)
     │   └── ModelReplyError  the endpoint answered with something that is not a valid reply
     ├── UnknownConversation  the scripted policy server cannot place a request
-    └── StoreError           the result store could not be read or written
+    ├── StoreError           the result store could not be read or written
+    └── ClusterError         Ray could not be started or reached, or one of its workers died
 
 Errors are translated once, at the edge that meets the outside world; the rest of the
 code raises and catches these.
@@ -54,3 +55,7 @@ class UnknownConversation(AdhereError):
 
 class StoreError(AdhereError):
     """The result store could not be read or written."""
+
+
+class ClusterError(AdhereError):
+    """Ray could not be started or reached, or an actor of a scoring pass died."""

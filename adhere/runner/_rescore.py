@@ -18,7 +18,7 @@ from adhere.errors import SpecError
 from adhere.models.policy import PolicyServer, PolicyServerConfig
 from adhere.runner._results import open_rollout_dir
 from adhere.runner._run import SCRIPTED, judge_endpoints
-from adhere.runner._scoring import ScoreSummary, score_rollout
+from adhere.runner._scoring import Scorer, ScoreSummary, score_rollout
 from adhere.spec import JudgePanel, load_resources, parse_resource
 from adhere.store import RolloutStore, StoreVerdictCache
 from adhere.suites import get_suite
@@ -35,8 +35,13 @@ def stored_panel(store: RolloutStore) -> JudgePanel | None:
     return None
 
 
-async def rescore(run_dir: str | Path, *, panel_file: str | Path | None = None) -> ScoreSummary:
-    """Score every finished trial of a stored rollout again."""
+async def rescore(
+    run_dir: str | Path,
+    *,
+    panel_file: str | Path | None = None,
+    scorer: Scorer = score_rollout,
+) -> ScoreSummary:
+    """Score every finished trial of a stored rollout again (in-process by default)."""
     store = open_rollout_dir(run_dir)
     panel = stored_panel(store)
     if panel_file is not None:
@@ -51,7 +56,7 @@ async def rescore(run_dir: str | Path, *, panel_file: str | Path | None = None) 
             server = PolicyServer(PolicyServerConfig())
             scripted_url = await server.start()
             stack.push_async_callback(server.stop)
-        return await score_rollout(
+        return await scorer(
             store,
             instances,
             get_suite,

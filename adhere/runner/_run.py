@@ -27,7 +27,7 @@ from adhere.runner._config import RunConfig
 from adhere.runner._engine import Engine, ModelTarget, Progress, RunSummary
 from adhere.runner._plan import apply_filters, plan_trials
 from adhere.runner._replay import RecordedRun, RecordedRuns
-from adhere.runner._scoring import score_rollout
+from adhere.runner._scoring import Scorer, score_rollout
 from adhere.runner._workspace import default_work_root
 from adhere.scaffolds import Scaffold, WireApi, default_cache_dir, get_scaffold
 from adhere.spec import Endpoint, Instance, JudgePanel, Trial
@@ -235,8 +235,10 @@ async def _services(
         yield _ProxyCalls(proxy, sink, secrets, scripted_url), targets
 
 
-async def execute(prepared: Prepared, *, progress: Progress | None = None) -> RunSummary:
-    """Run the prepared trials (skipping finished ones) and return the summary."""
+async def execute(
+    prepared: Prepared, *, progress: Progress | None = None, scorer: Scorer = score_rollout
+) -> RunSummary:
+    """Run the prepared trials (skipping finished ones), score them with ``scorer``."""
     cache_dir = default_cache_dir()
     for scaffold in prepared.scaffolds.values():
         await scaffold.install(cache_dir)
@@ -259,7 +261,7 @@ async def execute(prepared: Prepared, *, progress: Progress | None = None) -> Ru
         )
         summary = await engine.run(prepared.trials)
         panel = prepared.config.judge_panel
-        summary.scoring = await score_rollout(
+        summary.scoring = await scorer(
             prepared.store,
             {i.id: i for i in prepared.instances},
             lambda name: prepared.suite if name == prepared.suite.name else get_suite(name),

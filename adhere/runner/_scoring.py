@@ -20,7 +20,7 @@ import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from adhere.judging import (
     Ask,
@@ -206,6 +206,25 @@ async def score_trial(
     if decided.to_judge and judges and panel is not None:
         judged = await judge_checks(judges, decided.to_judge, trajectory, panel, cache)
     record_trial(store, trial, instance, decided, judged, summary)
+
+
+class Scorer(Protocol):
+    """A scoring pass: :func:`score_rollout`, or another with its signature (Ray's)."""
+
+    async def __call__(
+        self,
+        store: RolloutStore,
+        instances: Mapping[str, Instance],
+        suite_for: Callable[[str], Suite],
+        *,
+        panel: JudgePanel | None,
+        judge_endpoints: Mapping[str, Endpoint] | None = None,
+        cache: VerdictCache | None = None,
+        parallelism: int = 8,
+        on_trial: Callable[[Trial], None] | None = None,
+    ) -> ScoreSummary:
+        """Score every trial of the rollout that finished ``ok``."""
+        ...
 
 
 async def score_rollout(

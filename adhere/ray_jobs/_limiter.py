@@ -1,0 +1,148 @@
+"""One judge endpoint's call budget, shared by every judge actor through one limiter actor.
+
+:class:`LeaseLimiter` is the actor's body (plain asyncio, testable without Ray): a
+lease is granted at the endpoint's ``requestsPerSecond`` (a leaky bucket, as
+:class:`~adhere.models.RateLimiter`) and only while fewer than ``concurrency``
+leases are held. As in the in-process :class:`~adhere.models.EndpointLimiter`, the
+rate slot is taken before the concurrency slot.
+
+:class:`RemoteLimiter` is what a judge actor's model client holds: an
+:class:`~adhere.models.EndpointLimiter` whose ``slot()`` takes a lease from the
+limiter actor for the duration of one HTTP attempt. A lease is named by its taker,
+so a caller that gives up while waiting (cancelled) releases it by name and the
+actor never grants it, or frees it if it already had.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from adhere.models import EndpointLimiter, RateLimiter
+from adhere.spec import Endpoint, Limits
+
+__all__ = ["LeaseLimiter", "RemoteLimiter", "limiter_key", "limiter_name"]
+
+_GRANT_LOG = 10_000
+"""Grant times kept for :meth:`LeaseLimiter.stats` (the most recent ones)."""
+
+
+def limiter_key(endpoint: Endpoint) -> tuple[str, str, str]:
+    """What makes two judges the same endpoint: API, base URL and model."""
+    return endpoint.api, endpoint.base_url.rstrip("/"), endpoint.model
+
+
+def limiter_name(endpoint: Endpoint) -> str:
+    """The Ray actor name of an endpoint's limiter: ``adhere-limiter-<hash>``."""
+    digest = hashlib.sha256(json.dumps(limiter_key(endpoint)).encode("utf-8")).hexdigest()
+    return f"adhere-limiter-{digest[:16]}"
+
+
+class LeaseLimiter:
+    """An endpoint's rate and concurrency limits, granted as named leases.
+
+    Args:
+        limits: The endpoint's limits (``concurrency``, ``requests_per_second``).
+        clock: Monotonic clock in seconds; injectable for tests.
+    """
+
+    def __init__(self, limits: Limits, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limits = limits
+        self._clock = clock
+        rate = limits.requests_per_second
+        self._rate = RateLimiter(rate, clock=clock) if rate is not None else None
+        self._held: set[str] = set()
+        self._given_up: set[str] = set()
+        self._changed: asyncio.Condition | None = None
+        self._granted = 0
+        self._max_held = 0
+        self._grant_times: list[float] = []
+
+    def _condition(self) -> asyncio.Condition:
+        # Created on first use, inside the actor's event loop.
+        if self._changed is None:
+            self._changed = asyncio.Condition()
+        return self._changed
+
+    async def acquire(self, lease: str) -> bool:
+        """Wait for a rate slot, then a concurrency slot; False if ``lease`` was given up."""
+        if lease in self._given_up:
+            self._given_up.discard(lease)
+            return False
+        if self._rate is not None:
+            await self._rate.acquire()
+        changed = self._condition()
+        async with changed:
+            await changed.wait_for(
+                lambda: lease in self._given_up or len(self._held) < self.limits.concurrency
+            )
+            if lease in self._given_up:
+                self._given_up.discard(lease)
+                return False
+            self._held.add(lease)
+            self._granted += 1
+            self._max_held = max(self._max_held, len(self._held))
+            self._grant_times.append(self._clock())
+            del self._grant_times[:-_GRANT_LOG]
+            return True
+
+    async def release(self, lease: str) -> None:
+        """Hand a lease back, or give up one still waiting (it will not be granted)."""
+        changed = self._condition()
+        async with changed:
+            if lease in self._held:
+                self._held.discard(lease)
+            else:
+                self._given_up.add(lease)
+            changed.notify_all()
+
+    def budget(self) -> tuple[int, float | None]:
+        """``(concurrency, requests_per_second)`` this limiter enforces."""
+        return self.limits.concurrency, self.limits.requests_per_second
+
+    def stats(self) -> dict[str, Any]:
+        """Leases granted, held now and at most at once, and recent grant times."""
+        return {
+            "concurrency": self.limits.concurrency,
+            "requests_per_second": self.limits.requests_per_second,
+            "granted": self._granted,
+            "held": len(self._held),
+            "max_held": self._max_held,
+            "grant_times": list(self._grant_times),
+        }
+
+
+class RemoteLimiter(EndpointLimiter):
+    """An endpoint limiter whose slots are leases from a limiter actor.
+
+    Args:
+        limits: The endpoint's limits (kept for ``repr``; the actor enforces them).
+        actor: Handle of the endpoint's :class:`LeaseLimiter` actor.
+    """
+
+    def __init__(self, limits: Limits, actor: Any) -> None:
+        super().__init__(limits)
+        self._actor = actor
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        """Hold a lease of the endpoint's shared budget for one HTTP attempt."""
+        lease = uuid.uuid4().hex
+        try:
+            granted = await self._actor.acquire.remote(lease)
+        except BaseException:
+            # Cancelled (or the actor failed) while waiting: never leave the lease held.
+            self._actor.release.remote(lease)
+            raise
+        if not granted:
+            raise RuntimeError(f"limiter lease {lease} was given up before it was granted")
+        try:
+            yield
+        finally:
+            await self._actor.release.remote(lease)

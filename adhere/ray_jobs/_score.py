@@ -1,0 +1,299 @@
+"""The scoring pass on Ray: the same steps as the in-process pass, fanned out to actor pools.
+
+For every trial that finished ``ok`` the driver reads the trajectory, sends it to a
+verification actor (suite checks, then bound verifiers: :func:`decide_checks`), and
+the checks left over to a judge actor (the JudgePanel: :func:`judge_checks`), with
+the cached verdicts it read for them. It then writes ``verdicts.json`` and
+``judge_verdicts.json`` (:func:`record_trial`) and the judges' new cache entries as
+each trial finishes, so a crash loses only the trials in flight. Store I/O stays on
+the driver: actors need neither the store nor its credentials.
+
+Verdicts are those of the in-process pass (:func:`adhere.runner._scoring.score_rollout`)
+because both run the same pure functions on the same inputs. Results are gathered
+with ``ray.wait`` (in a thread, so the driver's event loop — which may be serving the
+scripted policy server the judges call — keeps running).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from adhere.errors import AdhereError, ClusterError
+from adhere.judging import VerdictCache, cache_key, needs_judge, trajectory_digest
+from adhere.ray_jobs._pools import Pools, start_pools
+from adhere.ray_jobs._session import ray_session
+from adhere.ray_jobs._workers import Judged
+from adhere.runner._scoring import DecidedChecks, Scorer, ScoreSummary, record_trial
+from adhere.spec import Endpoint, Instance, JudgePanel, Trajectory, Trial, Verdict
+from adhere.store import RolloutStore
+from adhere.suites import Suite
+
+__all__ = ["RayScoreSummary", "ray_scorer", "score_rollout_on_ray"]
+
+_WAIT_SECONDS = 1.0
+"""Longest single ``ray.wait``; the loop can stop between waits."""
+
+
+@dataclass
+class RayScoreSummary(ScoreSummary):
+    """A :class:`ScoreSummary` plus what the actors did.
+
+    Attributes:
+        verify_actors: Verification actors used.
+        judge_actors: Judge actors used.
+        limiters: Limiter actor name → its stats (leases granted, most held at once,
+            grant times), one per judge endpoint.
+    """
+
+    verify_actors: int = 0
+    judge_actors: int = 0
+    limiters: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass
+class _Job:
+    trial: Trial
+    instance: Instance
+    trajectory: Trajectory
+    trajectory_ref: Any
+    pool: str = "verify"
+    member: int = 0
+    decided: DecidedChecks | None = None
+
+
+def _cached_entries(
+    cache: VerdictCache | None,
+    panel: JudgePanel,
+    checks: list[Any],
+    trajectory: Trajectory,
+) -> dict[str, Verdict]:
+    """The cache entries the panel's judges will look up for these checks."""
+    if cache is None:
+        return {}
+    digest = trajectory_digest(trajectory)
+    found: dict[str, Verdict] = {}
+    for judge in panel.spec.judges:
+        for check in checks:
+            if not needs_judge(check):
+                continue
+            key = cache_key(check, digest, judge.endpoint.model, panel.spec.prompt_version)
+            verdict = cache.get(key)
+            if verdict is not None:
+                found[key] = verdict
+    return found
+
+
+def _unwrap(exc: Exception) -> Exception:
+    """A Ray task error as the exception the in-process pass would have raised."""
+    from ray.exceptions import RayActorError, RayTaskError
+
+    if isinstance(exc, RayTaskError):
+        cause = exc.cause
+        if isinstance(cause, AdhereError | ValueError | TypeError | KeyError):
+            return cause
+        return ClusterError(f"a scoring actor failed: {type(cause).__name__}: {cause}")
+    if isinstance(exc, RayActorError):
+        return ClusterError(f"a scoring actor died: {exc}")
+    return exc
+
+
+class _Pass:
+    """One scoring pass: keeps up to ``parallelism`` trials in flight through the pools."""
+
+    def __init__(
+        self,
+        store: RolloutStore,
+        instances: Mapping[str, Instance],
+        panel: JudgePanel | None,
+        cache: VerdictCache | None,
+        pools: Pools,
+        parallelism: int,
+        summary: RayScoreSummary,
+        on_trial: Callable[[Trial], None] | None,
+    ) -> None:
+        self.store = store
+        self.instances = instances
+        self.panel = panel
+        self.cache = cache
+        self.pools = pools
+        self.parallelism = max(1, parallelism)
+        self.summary = summary
+        self.on_trial = on_trial
+        self.in_flight: dict[Any, _Job] = {}
+
+    async def run(self, trials: list[Trial]) -> None:
+        import ray
+
+        pending = list(reversed(trials))
+        while pending or self.in_flight:
+            while pending and len(self.in_flight) < self.parallelism:
+                self._submit_verify(pending.pop())
+            if not self.in_flight:
+                continue
+            ready, _ = await asyncio.to_thread(
+                ray.wait, list(self.in_flight), num_returns=1, timeout=_WAIT_SECONDS
+            )
+            for ref in ready:
+                job = self.in_flight.pop(ref)
+                self.pools.done(job.pool, job.member)
+                try:
+                    value = ray.get(ref)
+                except Exception as exc:  # noqa: BLE001 - translated, then raised
+                    raise _unwrap(exc) from exc
+                if job.pool == "verify":
+                    self._verified(job, value)
+                else:
+                    self._judged(job, value)
+
+    def _submit_verify(self, trial: Trial) -> None:
+        import ray
+
+        trajectory = self.store.read_trajectory(trial)
+        if trajectory is None:
+            self.summary.problems.append(f"{trial.id}: no trajectory stored")
+            return
+        instance = self.instances[trial.instance]
+        job = _Job(trial, instance, trajectory, ray.put(trajectory))
+        job.member, actor = self.pools.take("verify")
+        self.in_flight[actor.verify.remote(instance, job.trajectory_ref)] = job
+
+    def _verified(self, job: _Job, decided: DecidedChecks) -> None:
+        job.decided = decided
+        if not decided.to_judge or self.panel is None or not self.pools.judge:
+            self._finish(job, None)
+            return
+        cached = _cached_entries(self.cache, self.panel, decided.to_judge, job.trajectory)
+        job.pool = "judge"
+        job.member, actor = self.pools.take("judge")
+        ref = actor.judge.remote(decided.to_judge, job.trajectory_ref, cached)
+        self.in_flight[ref] = job
+
+    def _judged(self, job: _Job, judged: Judged) -> None:
+        if self.cache is not None:
+            for key, verdict in judged.new_cache_entries.items():
+                self.cache.put(key, verdict)
+        self._finish(job, judged)
+
+    def _finish(self, job: _Job, judged: Judged | None) -> None:
+        assert job.decided is not None
+        result = judged.result if judged is not None else None
+        record_trial(self.store, job.trial, job.instance, job.decided, result, self.summary)
+        self.summary.trials += 1
+        if self.on_trial is not None:
+            self.on_trial(job.trial)
+
+
+async def score_rollout_on_ray(
+    store: RolloutStore,
+    instances: Mapping[str, Instance],
+    suite_for: Callable[[str], Suite],
+    *,
+    panel: JudgePanel | None,
+    judge_endpoints: Mapping[str, Endpoint] | None = None,
+    cache: VerdictCache | None = None,
+    parallelism: int = 8,
+    on_trial: Callable[[Trial], None] | None = None,
+    address: str | None = None,
+    verify_actors: int = 2,
+    judge_actors: int = 2,
+    verify_cpus: float = 0.5,
+) -> RayScoreSummary:
+    """Score every trial of the rollout that finished ``ok``, on Ray actor pools.
+
+    Takes the arguments of :func:`adhere.runner._scoring.score_rollout` and writes
+    the same verdicts; the summary adds what the actors did.
+
+    Args:
+        store: The rollout's store.
+        instances: Instances by id (the rollout's snapshot).
+        suite_for: The suite of a suite name (suites are sent to the actors).
+        panel: The JudgePanel, or ``None`` to leave judge-bound checks undecided.
+        judge_endpoints: Judge name → endpoint, ``scripted`` resolved to a URL the
+            actors can reach.
+        cache: Verdict cache, read and written by the driver.
+        parallelism: Trials in flight at once (also trials one judge actor judges at
+            once).
+        on_trial: Called on the driver after each trial's verdicts are written.
+        address: ``None``/``"local"`` for a local Ray (unless this process is already
+            connected), ``"auto"`` or ``"ray://HOST:PORT"`` for a cluster.
+        verify_actors: Size of the verification pool.
+        judge_actors: Size of the judge pool (with a panel).
+        verify_cpus: CPUs each verification actor reserves (judge and limiter actors
+            reserve none: they wait on the network).
+
+    Raises:
+        ClusterError: Ray cannot be reached, or an actor died.
+        SpecError: Two judges on one endpoint disagree on its limits.
+    """
+    started = time.monotonic()
+    summary = RayScoreSummary()
+    trials = [s.result.trial for s in store.iter_trials() if s.result.status == "ok"]
+    names = sorted({instances[t.instance].suite for t in trials})
+    suites = {name: suite_for(name) for name in names}
+    with ray_session(address):
+        pools = start_pools(
+            suites=suites,
+            panel=panel,
+            endpoints=judge_endpoints or {},
+            verify_actors=verify_actors,
+            judge_actors=judge_actors,
+            trials_per_judge_actor=max(1, parallelism),
+            verify_cpus=verify_cpus,
+        )
+        summary.verify_actors = len(pools.verify)
+        summary.judge_actors = len(pools.judge)
+        try:
+            await _Pass(store, instances, panel, cache, pools, parallelism, summary, on_trial).run(
+                trials
+            )
+        finally:
+            try:
+                summary.judge_calls = pools.judge_calls()
+                summary.limiters = pools.limiter_stats()
+            except Exception:  # noqa: BLE001 - counters are lost when an actor died
+                summary.problems.append("judge call counts unavailable: an actor died")
+            pools.stop()
+            summary.seconds = time.monotonic() - started
+    return summary
+
+
+def ray_scorer(
+    *,
+    address: str | None = None,
+    verify_actors: int = 2,
+    judge_actors: int = 2,
+    verify_cpus: float = 0.5,
+) -> Scorer:
+    """:func:`score_rollout_on_ray` with these settings, as ``execute``/``rescore`` take it."""
+
+    async def score(
+        store: RolloutStore,
+        instances: Mapping[str, Instance],
+        suite_for: Callable[[str], Suite],
+        *,
+        panel: JudgePanel | None,
+        judge_endpoints: Mapping[str, Endpoint] | None = None,
+        cache: VerdictCache | None = None,
+        parallelism: int = 8,
+        on_trial: Callable[[Trial], None] | None = None,
+    ) -> ScoreSummary:
+        return await score_rollout_on_ray(
+            store,
+            instances,
+            suite_for,
+            panel=panel,
+            judge_endpoints=judge_endpoints,
+            cache=cache,
+            parallelism=parallelism,
+            on_trial=on_trial,
+            address=address,
+            verify_actors=verify_actors,
+            judge_actors=judge_actors,
+            verify_cpus=verify_cpus,
+        )
+
+    return score

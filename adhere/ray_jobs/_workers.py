@@ -1,0 +1,119 @@
+"""The bodies of the verification and judge actors: thin shells around pure scoring steps.
+
+Both are plain classes (tested without Ray); :mod:`adhere.ray_jobs._pools` turns them
+into actors. Neither touches the store: the driver reads trajectories and cached
+verdicts and writes results, so workers need nothing but ``adhere`` and the judges'
+API keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from adhere.judging import PanelJudge, PanelResult
+from adhere.ray_jobs._limiter import RemoteLimiter
+from adhere.runner._scoring import DecidedChecks, JudgeAsks, decide_checks, judge_checks
+from adhere.spec import Check, Endpoint, Instance, JudgePanel, Trajectory, Verdict
+from adhere.suites import Suite
+
+__all__ = ["JudgeWorker", "Judged", "PrefetchedCache", "VerifyWorker"]
+
+
+class VerifyWorker:
+    """Suite scoring and deterministic verifiers (see :func:`decide_checks`).
+
+    Args:
+        suites: The rollout's suites by name, as the driver configured them.
+    """
+
+    def __init__(self, suites: Mapping[str, Suite]) -> None:
+        self.suites = dict(suites)
+
+    def verify(self, instance: Instance, trajectory: Trajectory) -> DecidedChecks:
+        """Decide what the suite and the bound verifiers decide of one trial."""
+        return decide_checks(instance, trajectory, self.suites[instance.suite])
+
+
+@dataclass
+class PrefetchedCache:
+    """A verdict cache over the entries the driver read for one trial.
+
+    Verdicts put here are sent back in :attr:`new`, and the driver writes them to the
+    store's cache.
+    """
+
+    entries: dict[str, Verdict]
+    new: dict[str, Verdict] = field(default_factory=dict)
+
+    def get(self, key: str) -> Verdict | None:
+        """The prefetched verdict under ``key``, or ``None``."""
+        return self.entries.get(key)
+
+    def put(self, key: str, verdict: Verdict) -> None:
+        """Keep a new verdict for the driver to store."""
+        self.entries[key] = verdict
+        self.new[key] = verdict
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What a judge actor sends back for one trial."""
+
+    result: PanelResult
+    new_cache_entries: dict[str, Verdict]
+
+
+class JudgeWorker:
+    """The judge panel with one model client per judge endpoint, opened in this process.
+
+    API keys are read here, from each endpoint's ``apiKey`` source (an environment
+    variable or a file on the worker), never passed as arguments. Every HTTP attempt
+    first takes a lease from the endpoint's limiter actor.
+
+    Args:
+        panel: The JudgePanel (aggregation, prompt version, judges).
+        endpoints: Judge name → endpoint, ``scripted`` already resolved to a URL.
+        limiters: Judge name → handle of its endpoint's limiter actor.
+    """
+
+    def __init__(
+        self, panel: JudgePanel, endpoints: Mapping[str, Endpoint], limiters: Mapping[str, Any]
+    ) -> None:
+        self.panel = panel
+        self.endpoints = dict(endpoints)
+        self.limiters = dict(limiters)
+        self._asks: JudgeAsks | None = None
+        self._judges: list[PanelJudge] = []
+
+    def _panel(self) -> list[PanelJudge]:
+        if self._asks is None:
+            shared = {
+                name: RemoteLimiter(endpoint.limits, self.limiters[name])
+                for name, endpoint in self.endpoints.items()
+            }
+            asks = JudgeAsks(self.endpoints, shared)
+            self._judges = [
+                PanelJudge(j.name, j.endpoint.model, asks.ask_for(j.name))
+                for j in self.panel.spec.judges
+            ]
+            self._asks = asks
+        return self._judges
+
+    async def judge(
+        self, checks: list[Check], trajectory: Trajectory, cached: dict[str, Verdict]
+    ) -> Judged:
+        """Run the panel over one trial's remaining checks (see :func:`judge_checks`)."""
+        cache = PrefetchedCache(dict(cached))
+        result = await judge_checks(self._panel(), checks, trajectory, self.panel, cache)
+        return Judged(result=result, new_cache_entries=cache.new)
+
+    def calls(self) -> int:
+        """Judge calls made so far (as ``ScoreSummary.judge_calls`` counts them)."""
+        return self._asks.calls if self._asks is not None else 0
+
+    async def aclose(self) -> None:
+        """Close the model clients."""
+        if self._asks is not None:
+            await self._asks.aclose()
