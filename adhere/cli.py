@@ -291,6 +291,69 @@ def score(run_ref: str, panel_file: str | None, report: bool) -> None:
 
 
 @main.command()
+@click.argument("run_ref", metavar="RUN", type=click.Path(exists=True, file_okay=False))
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory of the corrected run (default: RUN-feedback beside RUN).",
+)
+@click.option(
+    "--append-turn",
+    is_flag=True,
+    help="Send the feedback as one more user turn instead of appending it to the first query.",
+)
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def feedback(run_ref: str, out: Path | None, append_turn: bool, quiet: bool) -> None:
+    """Feed each trial's failed checks back to the agent, run it again, report ΔISR / ΔCSR.
+
+    RUN is a rollout's artifact directory. Trials with no failed check are carried
+    over unchanged. Resumable: run the same command again to continue.
+    """
+    from adhere.runner._console import RichProgress
+    from adhere.runner._feedback import plan_feedback, run_feedback
+    from adhere.runner._feedback_report import feedback_report, rich_tables, write_markdown
+
+    plan = plan_feedback(run_ref, out=out, placement="new-turn" if append_turn else "append")
+    err_console.print(
+        f"feedback on [bold]{plan.source.rollout}[/]: {len(plan.corrected)} trials with failed "
+        f"checks run again, {len(plan.carried)} carried over → {plan.target.uri}",
+        highlight=False,
+    )
+    try:
+        if quiet:
+            summary = asyncio.run(run_feedback(plan))
+        else:
+            with RichProgress(err_console, "corrected trials") as progress:
+                summary = asyncio.run(run_feedback(plan, progress=progress))
+    except KeyboardInterrupt:
+        err_console.print("[yellow]interrupted[/]: run the same command again to resume.")
+        raise SystemExit(130) from None
+    run = summary.run
+    err_console.print(
+        f"done in {run.seconds:.1f}s: {run.ran} ran ({run.ok} ok, {run.failed} failed), "
+        f"{run.skipped} already done; scored {summary.scoring.trials} "
+        f"({summary.scoring.judge_calls} judge calls)",
+        highlight=False,
+    )
+    for line in [*run.errors[:5], *summary.stale[:5]]:
+        err_console.print(f"  [red]problem[/] {escape(line)}", highlight=False)
+    if summary.stale:
+        err_console.print(
+            f"[yellow]{len(summary.stale)} stale trial(s)[/]: RUN's verdicts changed since they "
+            "ran; delete the corrected run to start over.",
+            highlight=False,
+        )
+    result = feedback_report(plan.source, plan.target)
+    for table in rich_tables(result):
+        out_console.print(table)
+    for note in result.notes:
+        out_console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
+    err_console.print(f"report written to {write_markdown(result, plan.target)}", highlight=False)
+    if run.failed:
+        raise SystemExit(1)
+
+
+@main.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 def validate(files: tuple[str, ...]) -> None:
     """Check spec files and say what they hold."""

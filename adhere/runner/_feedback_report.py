@@ -1,0 +1,275 @@
+"""The Δ report of a feedback run: ISR and CSR of the original run against the corrected one.
+
+Both sides are read from the stored verdicts (``verdicts.json`` of each trial) and
+paired by model × scaffold × instance × repeat; only trials present in both runs
+count, so each Δ is over the same trials. Carried-over trials (no failed check) are
+in both sides unchanged. Tables: per model × scaffold with an overall row, per
+instruction source, and per fed-back check (how often it was fed back, fixed, still
+failed). Written as ``report/feedback.md`` in the corrected run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table as RichTable
+
+from adhere.metrics import ScoredTrial, Table, pct
+from adhere.metrics._delta import Delta, PairedTrial, delta, group_deltas, signed_points, split_pair
+from adhere.runner._feedback import FEEDBACK_FILE, FEEDBACK_PLACEMENT, _snapshot
+from adhere.runner._results import collect
+from adhere.spec import Instance
+from adhere.store import RolloutStore
+from adhere.suites import get_suite
+
+_Key = tuple[str, str, str, int]
+
+
+@dataclass
+class FeedbackReport:
+    """ΔISR / ΔCSR between a run and its corrected run, as tables."""
+
+    source: str
+    target: str
+    placement: str
+    isr_name: str
+    csr_name: str
+    overall: Delta
+    tables: list[Table] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _key(trial: ScoredTrial) -> _Key:
+    k = trial.keys
+    return (str(k["model"]), str(k["scaffold"]), str(k["instance"]), int(k["repeat"]))
+
+
+def paired_trials(source: RolloutStore, target: RolloutStore) -> tuple[list[PairedTrial], int]:
+    """Trials of both runs paired up, and how many source trials have no counterpart yet."""
+    before = {_key(t): t for t in collect(source).trials}
+    after = {_key(t): t for t in collect(target).trials}
+    changed = {}
+    for stored in target.iter_trials():
+        trial = stored.result.trial
+        path = target.trial_key(trial, FEEDBACK_FILE)
+        record = target.read_json(trial, FEEDBACK_FILE) if target.store.exists(path) else {}
+        changed[(trial.model, trial.scaffold, trial.instance, trial.repeat)] = bool(
+            isinstance(record, dict) and record.get("corrected", True)
+        )
+    pairs = [
+        PairedTrial(before=before[key], after=after[key], changed=changed.get(key, True))
+        for key in sorted(before)
+        if key in after
+    ]
+    return pairs, sum(1 for key in before if key not in after)
+
+
+def _rate_cells(d: Delta) -> list[str]:
+    return [
+        pct(d.before.isr),
+        pct(d.after.isr),
+        signed_points(d.isr),
+        pct(d.before.csr),
+        pct(d.after.csr),
+        signed_points(d.csr),
+    ]
+
+
+def feedback_report(source: RolloutStore, target: RolloutStore) -> FeedbackReport:
+    """Build the Δ report from the two runs' stored verdicts."""
+    rollout, _, _ = _snapshot(target)
+    placement = rollout.metadata.annotations.get(FEEDBACK_PLACEMENT, "?")
+    pairs, missing = paired_trials(source, target)
+    instances = {i.id: i for i in source.read_instances()}
+    suites = {i.suite for i in instances.values()}
+    isr_name, csr_name = get_suite(suites.pop()).metric_names() if len(suites) == 1 else ("", "")
+    isr_name, csr_name = isr_name or "ISR", csr_name or "CSR"
+    report = FeedbackReport(
+        source=source.rollout,
+        target=target.rollout,
+        placement=placement,
+        isr_name=isr_name,
+        csr_name=csr_name,
+        overall=delta(pairs),
+    )
+    rates = [
+        f"{isr_name} before",
+        f"{isr_name} after",
+        f"Δ{isr_name}",
+        f"{csr_name} before",
+        f"{csr_name} after",
+        f"Δ{csr_name}",
+    ]
+    rows = [
+        [str(m), str(s), str(d.pairs), str(d.changed), *_rate_cells(d), str(d.fixed), str(d.broken)]
+        for (m, s), d in group_deltas(pairs, ["model", "scaffold"]).items()
+    ]
+    o = report.overall
+    rows.append(
+        ["all", "all", str(o.pairs), str(o.changed), *_rate_cells(o), str(o.fixed), str(o.broken)]
+    )
+    report.tables.append(
+        Table(
+            title=f"Δ{isr_name} and Δ{csr_name} per model × scaffold",
+            header=["model", "scaffold", "trials", "re-run", *rates, "fixed", "broken"],
+            rows=rows,
+        )
+    )
+    report.tables.append(_source_table(pairs, instances, rates))
+    report.tables.append(_check_table(pairs, instances))
+    report.notes += _notes(report, pairs, missing)
+    return report
+
+
+def _source_table(
+    pairs: list[PairedTrial], instances: dict[str, Instance], rates: list[str]
+) -> Table:
+    split: list[PairedTrial] = []
+    for pair in pairs:
+        instance = instances.get(str(pair.before.keys["instance"]))
+        source_of = {c.id: c.source.value for c in instance.checks} if instance else {}
+        split += split_pair(pair, source_of, "source")
+    rows = [
+        [str(m), str(s), str(src), str(d.pairs), *_rate_cells(d)]
+        for (m, s, src), d in group_deltas(split, ["model", "scaffold", "source"]).items()
+    ]
+    rows += [
+        ["all", "all", str(src), str(d.pairs), *_rate_cells(d)]
+        for (src,), d in group_deltas(split, ["source"]).items()
+    ]
+    return Table(
+        title="By instruction source",
+        header=["model", "scaffold", "source", "trials", *rates],
+        rows=rows,
+    )
+
+
+def _check_table(pairs: list[PairedTrial], instances: dict[str, Instance]) -> Table:
+    """Per check fed back: how often, fixed after (pass), still failed."""
+    counts: dict[tuple[str, str], list[int]] = {}
+    for pair in pairs:
+        if not pair.changed:
+            continue
+        instance = instances.get(str(pair.before.keys["instance"]))
+        source_of = {c.id: c.source.value for c in instance.checks} if instance else {}
+        after = {v.check_id: v.result for v in pair.after.verdicts}
+        for verdict in pair.before.verdicts:
+            if verdict.result != "fail":
+                continue
+            row = counts.setdefault(
+                (verdict.check_id, source_of.get(verdict.check_id, "?")), [0] * 3
+            )
+            row[0] += 1
+            row[1] += after.get(verdict.check_id) == "pass"
+            row[2] += after.get(verdict.check_id) == "fail"
+    return Table(
+        title="Checks fed back",
+        header=["check", "source", "fed back", "passed after", "still failed"],
+        rows=[[c, s, *map(str, n)] for (c, s), n in sorted(counts.items())],
+    )
+
+
+def _notes(report: FeedbackReport, pairs: list[PairedTrial], missing: int) -> list[str]:
+    carried = sum(1 for p in pairs if not p.changed)
+    where = {
+        "append": "appended to the first user query",
+        "prepend": "put before the first user query",
+        "new-turn": "sent as one more user turn after the last one",
+    }.get(report.placement, report.placement)
+    notes = [
+        f"Feedback (the failed checks of each trial) was {where}; {len(pairs) - carried} "
+        f"trial(s) ran again with it, {carried} with no failed check were carried over "
+        "unchanged, so both sides cover the same trials.",
+        "Δ is after − before in percentage points; 'fixed' counts checks that went from "
+        "fail to pass, 'broken' from pass to fail (error and n/a verdicts in neither).",
+    ]
+    if missing:
+        notes.append(
+            f"{missing} trial(s) of {report.source} have no counterpart in {report.target} yet "
+            "(not finished); they are left out of both sides. Run the same command to continue."
+        )
+    return notes
+
+
+def render_markdown(report: FeedbackReport) -> str:
+    """The Δ report as Markdown."""
+    out = [f"# Feedback correction: `{report.source}` → `{report.target}`", ""]
+    out += [f"- {n}" for n in report.notes]
+    out.append("")
+    for table in report.tables:
+        out += [f"## {table.title}", ""]
+        out.append("| " + " | ".join(table.header) + " |")
+        out.append("|" + "|".join("---" for _ in table.header) + "|")
+        out += ["| " + " | ".join(row) + " |" for row in table.rows]
+        if not table.rows:
+            out.append("| " + " | ".join("–" for _ in table.header) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+def write_markdown(report: FeedbackReport, target: RolloutStore) -> str:
+    """Write ``report/feedback.md`` into the corrected run; return where it went."""
+    key = target.key("report", "feedback.md")
+    target.store.write_bytes(key, render_markdown(report).encode("utf-8"))
+    local: Path | None = target.store.local_path(key)
+    return str(local) if local is not None else f"{target.uri}/report/feedback.md"
+
+
+def _short(share: str) -> str:
+    return share.removesuffix("%")
+
+
+def rich_tables(report: FeedbackReport) -> list[Any]:
+    """The tables for a terminal, compacted to fit 80 columns.
+
+    Rates show as ``before→after`` in percent with Δ in percentage points beside
+    them; the scaffold column is left out when there is one scaffold, and the
+    per-source table keeps only the whole-run rows (``report/feedback.md`` has all).
+    """
+    isr, csr = report.isr_name, report.csr_name
+    main, by_source, checks = report.tables
+    one_scaffold = len({row[1] for row in main.rows if row[1] != "all"}) == 1
+    out = []
+    for table in (main, by_source):
+        per_source = table is by_source
+        shown = RichTable(title=table.title)
+        if per_source:
+            shown.add_column("source", no_wrap=True)
+        else:
+            shown.add_column("model", no_wrap=True)
+            if not one_scaffold:
+                shown.add_column("scaffold", no_wrap=True)
+        shown.add_column("trials" if per_source else "re-run", justify="right")
+        for column in (f"{isr} %", f"Δ{isr} pp", f"{csr} %", f"Δ{csr} pp"):
+            shown.add_column(column, justify="right", no_wrap=True)
+        if not per_source:
+            shown.add_column("fixed", justify="right")
+            shown.add_column("broken", justify="right")
+        for row in table.rows:
+            if per_source and row[0] != "all":
+                continue
+            keys = [row[2]] if per_source else row[:1] if one_scaffold else row[:2]
+            cells = row[3:] if per_source else row[2:]
+            count = cells[0] if per_source else f"{cells[1]}/{cells[0]}"
+            rates = cells[1:7] if per_source else cells[2:8]
+            line = [
+                *keys,
+                count,
+                f"{_short(rates[0])}→{_short(rates[1])}",
+                rates[2].removesuffix(" pp"),
+                f"{_short(rates[3])}→{_short(rates[4])}",
+                rates[5].removesuffix(" pp"),
+            ]
+            if not per_source:
+                line += [cells[8], cells[9]]
+            shown.add_row(*line)
+        out.append(shown)
+    shown = RichTable(title=checks.title)
+    for n, column in enumerate(checks.header):
+        shown.add_column(column, justify="left" if n < 2 else "right")
+    for row in checks.rows:
+        shown.add_row(*row)
+    out.append(shown)
+    return out
