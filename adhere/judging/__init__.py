@@ -1,4 +1,4 @@
-"""Judging: deterministic verifiers, the LLM judge, panels, agreement and the verdict cache.
+"""Judging: verifiers, the LLM judge, panels, agreement, the verdict cache, checklist generation.
 
 Pure: model calls are injected as an ``ask`` callable (see :class:`JudgeCall`); this
 package never opens a connection.
@@ -23,6 +23,17 @@ from adhere.judging._agreement_human import (
 )
 from adhere.judging._agreement_ranks import RankStability, kendall_tau, rank_stability
 from adhere.judging._cache import MemoryVerdictCache, VerdictCache, cache_key, trajectory_digest
+from adhere.judging._checkgen import ReferenceRollout, generate_checklist, propose_checks
+from adhere.judging._checkgen_merge import (
+    DEFAULT_SIMILARITY,
+    GeneratedChecklist,
+    MergedCheck,
+    RolloutProposals,
+    merge_proposals,
+)
+from adhere.judging._checkgen_prompt import CHECKGEN_PROMPT_VERSION
+from adhere.judging._checkgen_reply import ProposedCheck, parse_checkgen_reply
+from adhere.judging._checkgen_yaml import render_checklist_yaml
 from adhere.judging._judge import judge_trial
 from adhere.judging._judge_batches import Grouping, plan_batches, prompt_tokens
 from adhere.judging._judge_call import Ask, JudgeCall
@@ -50,7 +61,10 @@ __all__ = [
     "Ask",
     "Binding",
     "Bindings",
+    "CHECKGEN_PROMPT_VERSION",
+    "DEFAULT_SIMILARITY",
     "ENTRY_POINT_GROUP",
+    "GeneratedChecklist",
     "Grouping",
     "HumanAgreement",
     "HumanLabel",
@@ -58,6 +72,7 @@ __all__ = [
     "JUDGE_SYSTEM",
     "JudgeCall",
     "MemoryVerdictCache",
+    "MergedCheck",
     "Outcome",
     "OutcomeResult",
     "PROMPT_VERSION",
@@ -67,8 +82,11 @@ __all__ = [
     "PanelResult",
     "PanelScore",
     "ParsedReply",
+    "ProposedCheck",
     "RankStability",
+    "ReferenceRollout",
     "RegisteredVerifier",
+    "RolloutProposals",
     "VerdictCache",
     "Verifier",
     "VerifierParams",
@@ -78,6 +96,7 @@ __all__ = [
     "effective_condition",
     "exact_match",
     "fleiss_kappa",
+    "generate_checklist",
     "get_verifier",
     "human_agreement",
     "infer_condition",
@@ -87,14 +106,18 @@ __all__ = [
     "load_bindings",
     "load_human_labels",
     "majority_vote",
+    "merge_proposals",
     "needs_judge",
     "panel_agreement",
     "panel_scores",
     "parse_bindings",
+    "parse_checkgen_reply",
     "parse_reply",
     "plan_batches",
     "prompt_tokens",
+    "propose_checks",
     "rank_stability",
+    "render_checklist_yaml",
     "render_user",
     "resolve_human_labels",
     "run_check",

@@ -1,4 +1,4 @@
-"""The built-in policies: ``oracle``, ``noisy``, ``replay``, ``script``, ``agent`` and ``judge``.
+"""The built-in policies: oracle, noisy, replay, script, agent, judge and checkgen.
 
 ``oracle``
     Asks the answer key for the perfect reply: ``answer_key.answer(conv, wrong)``
@@ -19,6 +19,9 @@
 ``judge:seed=S[,pass_rate=P][,bias=B][,garble=G][,drop=D]``
     Answers judge prompts with deterministic verdicts (see
     :mod:`adhere.models.policy._judge_policy`).
+``checkgen[:seed=S][,drop=D][,vary=V][,garble=G]``
+    Answers checklist-generation prompts with checks derived from the instructions
+    (see :mod:`adhere.models.policy._checkgen_policy`).
 
 Policies that lack what they need (no answer key, no replay source, no such script)
 are reported as not found.
@@ -31,6 +34,7 @@ from dataclasses import dataclass
 
 from adhere.errors import UnknownConversation
 from adhere.models.policy._agent import make_agent
+from adhere.models.policy._checkgen_policy import make_checkgen_policy
 from adhere.models.policy._judge_policy import make_judge_policy
 from adhere.models.policy._model_string import PolicyNotFound, PolicyOptions
 from adhere.models.policy._registry import PolicyContext, PolicyRegistry
@@ -185,4 +189,5 @@ def default_registry() -> PolicyRegistry:
     registry.register("script", _script)
     registry.register("agent", make_agent)
     registry.register("judge", make_judge_policy)
+    registry.register("checkgen", make_checkgen_policy)
     return registry
