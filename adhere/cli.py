@@ -420,6 +420,118 @@ def generate_pacific(
     err_console.print(f"wrote {count} samples to {out}", highlight=False)
 
 
+@generate.command("checklist")
+@click.argument(
+    "run_dirs", metavar="RUN_DIR...", nargs=-1, required=True, type=click.Path(exists=True)
+)
+@click.option("--instance", "instances", multiple=True, help="Instance id (repeatable).")
+@click.option("--all-instances", is_flag=True, help="Every instance of the runs.")
+@click.option(
+    "--model",
+    required=True,
+    metavar="ENDPOINT_OR_MODEL",
+    help="Endpoint YAML file (as a judge's endpoint), or a scripted model string "
+    "(e.g. checkgen:seed=1; starts the scripted policy server, a test double).",
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Checklist file; a directory when several instances are generated.",
+)
+@click.option("--max", "max_rollouts", type=click.IntRange(min=1), help="Rollouts per instance.")
+@click.option(
+    "--min-support",
+    default=1,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Keep checks proposed in at least this many rollouts.",
+)
+@click.option(
+    "--similarity",
+    default=0.8,
+    show_default=True,
+    type=click.FloatRange(0, 1, min_open=True),
+    help="Merge checks whose normalized word sets overlap at least this much (Jaccard).",
+)
+@click.option("--attempts", default=3, show_default=True, type=click.IntRange(min=1))
+@click.option("--parallelism", default=4, show_default=True, type=click.IntRange(min=1))
+@click.option("--force", is_flag=True, help="Overwrite existing checklist files.")
+def generate_checklist(
+    run_dirs: tuple[str, ...],
+    instances: tuple[str, ...],
+    all_instances: bool,
+    model: str,
+    out: Path,
+    max_rollouts: int | None,
+    min_support: int,
+    similarity: float,
+    attempts: int,
+    parallelism: int,
+    force: bool,
+) -> None:
+    """Write reviewable checklists from stored reference rollouts (OctoBench shape).
+
+    For each instance, a model proposes atomic checks from each reference rollout's
+    instructions (grouped by source) and turns; the lists are deduplicated and
+    harmonized into one YAML checklist with support counts. Exit status 1 when some
+    instance got no checklist.
+    """
+    from adhere.errors import SpecError
+    from adhere.runner._checkgen import CheckgenSettings, InstanceOutcome, generate_checklists
+
+    if all_instances == bool(instances):
+        raise SpecError("give --instance ID (repeatable) or --all-instances", field="--instance")
+    done = 0
+    total = 0
+
+    def progress(outcome: InstanceOutcome) -> None:
+        nonlocal done
+        done += 1
+        head = f"[{done}/{total}] {outcome.instance}"
+        if outcome.error is not None:
+            err_console.print(f"{escape(head)}: [red]failed[/] {escape(outcome.error)}")
+            return
+        found = outcome.checklist
+        assert found is not None
+        counts = ", ".join(f"{k} {len(v)}" for k, v in found.by_category().items())
+        err_console.print(
+            f"{head}: {outcome.rollouts} rollouts, {found.proposed} checks proposed → "
+            f"{len(found.checks)} ({counts}) → {outcome.path}",
+            highlight=False,
+        )
+
+    if instances:
+        total = len(instances)
+    else:
+        from adhere.runner._results import open_rollout_dir
+
+        total = len({i.id for d in run_dirs for i in open_rollout_dir(d).read_instances()})
+    outcomes = asyncio.run(
+        generate_checklists(
+            run_dirs,
+            model=model,
+            out=out,
+            instances=list(instances) if instances else None,
+            settings=CheckgenSettings(
+                max_rollouts=max_rollouts,
+                threshold=similarity,
+                min_support=min_support,
+                max_attempts=attempts,
+                parallelism=parallelism,
+                force=force,
+            ),
+            on_instance=progress,
+        )
+    )
+    failed = sum(1 for o in outcomes if o.error is not None)
+    err_console.print(
+        f"{len(outcomes) - failed} checklist(s) written, {failed} failed", highlight=False
+    )
+    if failed:
+        raise SystemExit(1)
+
+
 @main.command("serve-policy")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8765, show_default=True, type=int)
