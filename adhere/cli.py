@@ -310,8 +310,9 @@ def feedback(run_ref: str, out: Path | None, append_turn: bool, quiet: bool) -> 
     over unchanged. Resumable: run the same command again to continue.
     """
     from adhere.runner._console import RichProgress
-    from adhere.runner._feedback import plan_feedback, run_feedback
+    from adhere.runner._feedback import plan_feedback
     from adhere.runner._feedback_report import feedback_report, rich_tables, write_markdown
+    from adhere.runner._feedback_run import run_feedback
 
     plan = plan_feedback(run_ref, out=out, placement="new-turn" if append_turn else "append")
     err_console.print(

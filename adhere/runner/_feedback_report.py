@@ -18,7 +18,7 @@ from rich.table import Table as RichTable
 
 from adhere.metrics import ScoredTrial, Table, pct
 from adhere.metrics._delta import Delta, PairedTrial, delta, group_deltas, signed_points, split_pair
-from adhere.runner._feedback import FEEDBACK_FILE, FEEDBACK_PLACEMENT, _snapshot
+from adhere.runner._feedback import FEEDBACK_PLACEMENT, _snapshot, read_record
 from adhere.runner._results import collect
 from adhere.spec import Instance
 from adhere.store import RolloutStore
@@ -53,10 +53,9 @@ def paired_trials(source: RolloutStore, target: RolloutStore) -> tuple[list[Pair
     changed = {}
     for stored in target.iter_trials():
         trial = stored.result.trial
-        path = target.trial_key(trial, FEEDBACK_FILE)
-        record = target.read_json(trial, FEEDBACK_FILE) if target.store.exists(path) else {}
+        record = read_record(target, trial) or {}
         changed[(trial.model, trial.scaffold, trial.instance, trial.repeat)] = bool(
-            isinstance(record, dict) and record.get("corrected", True)
+            record.get("corrected", True)
         )
     pairs = [
         PairedTrial(before=before[key], after=after[key], changed=changed.get(key, True))

@@ -12,8 +12,9 @@ import pytest
 
 from adhere.metrics import ScoredTrial, rates
 from adhere.runner import execute, load_run_config, prepare
-from adhere.runner._feedback import FEEDBACK_FILE, plan_feedback, run_feedback
+from adhere.runner._feedback import FEEDBACK_FILE, plan_feedback
 from adhere.runner._feedback_report import feedback_report, render_markdown, write_markdown
+from adhere.runner._feedback_run import run_feedback
 from adhere.runner._results import open_rollout_dir
 from tests.helpers import ROOT, run_cli
 
