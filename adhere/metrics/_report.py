@@ -35,6 +35,8 @@ class Report:
     csr_name: str
     summary: Table
     breakdowns: list[Table] = field(default_factory=list)
+    paper: list[Table] = field(default_factory=list)
+    """Tables laid out like the suite's paper (main results, by category, per judge)."""
     panel: list[Table] = field(default_factory=list)
     """Judge-panel tables: scores per judge with mean ± std, agreement."""
     plot_svg: str | None = None
@@ -167,7 +169,7 @@ def render_markdown(report: Report, *, plot_file: str | None = "plot.svg") -> st
     out += [f"- {n}" for n in report.notes]
     if report.notes:
         out.append("")
-    for table in [report.summary, *report.breakdowns, *report.panel]:
+    for table in [report.summary, *report.paper, *report.breakdowns, *report.panel]:
         out += [f"## {table.title}", ""]
         out.append("| " + " | ".join(table.header) + " |")
         out.append("|" + "|".join("---" for _ in table.header) + "|")
@@ -184,7 +186,7 @@ def render_html(report: Report) -> str:
     """The report as one self-contained HTML page (plot inlined)."""
     body = [f"<h1>Rollout <code>{escape(report.rollout)}</code> — {escape(report.suite)}</h1>"]
     body += [f"<p>{escape(n)}</p>" for n in report.notes]
-    for table in [report.summary, *report.breakdowns, *report.panel]:
+    for table in [report.summary, *report.paper, *report.breakdowns, *report.panel]:
         body.append(f"<h2>{escape(table.title)}</h2><table>")
         body.append("<tr>" + "".join(f"<th>{escape(h)}</th>" for h in table.header) + "</tr>")
         for row in table.rows:

@@ -17,6 +17,7 @@ from rich.progress import (
 from rich.table import Table
 
 from adhere.metrics import Report
+from adhere.metrics import Table as ReportTable
 from adhere.metrics._report import ISSUE_COLUMNS
 from adhere.spec import Trial, TrialResult
 
@@ -100,15 +101,22 @@ def report_table(report: Report) -> Table:
 
 def panel_tables(report: Report) -> list[Table]:
     """The judge-panel tables as they are."""
-    out = []
-    for panel in report.panel:
-        table = Table(title=panel.title)
-        for n, column in enumerate(panel.header):
-            table.add_column(column, justify="left" if n < 2 else "right")
-        for row in panel.rows:
-            table.add_row(*row)
-        out.append(table)
-    return out
+    return [_plain(panel) for panel in report.panel]
+
+
+def paper_console_tables(report: Report) -> list[Table]:
+    """The main-results and per-category tables (per-judge ones are in report.md)."""
+    return [_plain(table, labels=1) for table in report.paper[:2]]
+
+
+def _plain(source: ReportTable, *, labels: int = 2) -> Table:
+    """A report table as it is (the first ``labels`` columns left-aligned)."""
+    table = Table(title=source.title)
+    for n, column in enumerate(source.header):
+        table.add_column(column, justify="left" if n < labels else "right")
+    for row in source.rows:
+        table.add_row(*row)
+    return table
 
 
 def breakdown_tables(report: Report) -> list[Table]:
@@ -119,6 +127,16 @@ def breakdown_tables(report: Report) -> list[Table]:
     tables = []
     for breakdown in report.breakdowns:
         header = breakdown.header
+        if "1st side followed" in header and "scenario" in header:
+            tables += _conflict_pivot(breakdown)
+            continue
+        if "1st side followed" in header:
+            continue  # the per-type totals: report.md and report.html have them
+        if "trials" not in header or report.isr_name not in header:
+            counts = ("runs", "k", "trials", "items")
+            labels = next((i for i, name in enumerate(header) if name in counts), 1)
+            tables.append(_plain(breakdown, labels=labels))
+            continue
         key_at = header.index("trials") - 1
         values = sorted({row[key_at] for row in breakdown.rows}, key=_natural)
         isr_at = header.index(report.isr_name)
@@ -141,6 +159,35 @@ def breakdown_tables(report: Report) -> list[Table]:
             table.add_row(*line)
         tables.append(table)
     return tables
+
+
+def _conflict_pivot(source: ReportTable) -> list[Table]:
+    """The side-followed table, one row a scenario, one column a model: 1st / 2nd side (%)."""
+    header = source.header
+    kind_at = header.index("conflict type")
+    first_at, second_at = header.index("1st side followed"), header.index("2nd side followed")
+    groups = sorted({tuple(row[:kind_at]) for row in source.rows})
+    if len(groups) > 6:
+        return []
+    table = Table(title="OctoBench-Conflict: % of runs following the 1st / 2nd side")
+    table.add_column("scenario (conflict type)")
+    for group in groups:
+        table.add_column(" / ".join(group), justify="right", no_wrap=True)
+    cells = {(tuple(r[:kind_at]), r[kind_at], r[kind_at + 1]): r for r in source.rows}
+    for kind, scenario in sorted({(r[kind_at], r[kind_at + 1]) for r in source.rows}):
+        line = [f"{scenario} ({kind})"]
+        for group in groups:
+            row = cells.get((group, kind, scenario))
+            line.append(
+                "–" if row is None else f"{_share(row[first_at])} / {_share(row[second_at])}"
+            )
+        table.add_row(*line)
+    return [table]
+
+
+def _share(cell: str) -> str:
+    """``SP: 66.7% (2)`` → ``66.7%``."""
+    return cell.split(": ", 1)[-1].split(" ", 1)[0]
 
 
 def _natural(text: str) -> list[object]:

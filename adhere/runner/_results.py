@@ -34,6 +34,7 @@ from adhere.metrics import (
     side_checks,
 )
 from adhere.metrics._plot import bar_svg
+from adhere.runner._paper import paper_tables
 from adhere.spec import Instance, Trial, Verdict
 from adhere.store import RolloutStore, open_store
 from adhere.suites import get_suite
@@ -70,6 +71,7 @@ def collect(store: RolloutStore) -> Collected:
             "scaffold": trial.scaffold,
             "instance": trial.instance,
             "repeat": trial.repeat,
+            "trial": trial.id,
         }
         verdicts = stored.verdicts
         conflict = conflict_of(full)
@@ -103,6 +105,13 @@ def report_for(store: RolloutStore, *, human_labels: str | Path | None = None) -
         trials=collected.trials,
         breakdowns=list(suite.breakdowns()) if suite else [],
     )
+    judged = read_judged(store, collected)
+    if suite is not None and suite.name == "octobench":
+        sources = {
+            i.id: {c.id: c.source.value for c in i.checks} for i in collected.instances.values()
+        }
+        metric_names = (report.isr_name, report.csr_name)
+        report.paper = paper_tables(collected.trials, judged, sources, metric_names)
     report.breakdowns += split_tables(collected, report)
     report.breakdowns += repeat_tables(collected, report)
     if collected.conflicts:
@@ -114,7 +123,7 @@ def report_for(store: RolloutStore, *, human_labels: str | Path | None = None) -
             "deciding which side of the contradiction a run followed are left out of "
             f"{report.isr_name}/{report.csr_name} and shown in the OctoBench-Conflict tables."
         )
-    report.panel = panel_tables(store, collected)
+    report.panel = panel_tables(collected, judged)
     if human_labels is not None:
         report.panel.append(human_table(store, load_human_labels(human_labels)))
     if report.panel:
@@ -200,25 +209,41 @@ def split_tables(collected: Collected, report: Report) -> list[Table]:
     return tables
 
 
-def panel_tables(store: RolloutStore, collected: Collected) -> list[Table]:
-    """Scores per judge with mean ± std across judges, and the judges' agreement."""
-    per_trial: list[ScoredTrial] = []
-    labels: dict[str, dict[ItemKey, str]] = {}
+def read_judged(store: RolloutStore, collected: Collected) -> dict[str, dict[str, list[Verdict]]]:
+    """Per finished trial id: judge name → that judge's verdicts (conflict sides left out)."""
+    scored = {str(t.keys["trial"]): t for t in collected.trials}
+    out: dict[str, dict[str, list[Verdict]]] = {}
     for stored in store.iter_trials():
         trial = stored.result.trial
         key = store.trial_key(trial, "judge_verdicts.json")
         if stored.result.status != "ok" or not store.store.exists(key):
             continue
+        kept = {v.check_id for v in scored[trial.id].verdicts} if trial.id in scored else set()
         raw = store.read_json(trial, "judge_verdicts.json")
-        judged = {name: [Verdict.model_validate(v) for v in vs] for name, vs in raw.items()}
-        if not judged:
+        judged = {
+            name: [v for v in map(Verdict.model_validate, vs) if v.check_id in kept]
+            for name, vs in raw.items()
+        }
+        if judged:
+            out[trial.id] = judged
+    return out
+
+
+def panel_tables(collected: Collected, judged: dict[str, dict[str, list[Verdict]]]) -> list[Table]:
+    """Scores per judge with mean ± std across judges, and the judges' agreement."""
+    per_trial: list[ScoredTrial] = []
+    labels: dict[str, dict[ItemKey, str]] = {}
+    for trial in collected.trials:
+        trial_id = str(trial.keys["trial"])
+        by_judge = judged.get(trial_id)
+        if not by_judge:
             continue
-        judged_ids = {v.check_id for vs in judged.values() for v in vs}
-        fixed = [v for v in stored.verdicts if v.check_id not in judged_ids]
-        keys = {"model": trial.model, "scaffold": trial.scaffold}
-        per_trial += judge_trials(keys, stored.result.status, judged, fixed)
-        for name, verdicts in judged.items():
-            labels.setdefault(name, {}).update(verdict_labels(trial.id, verdicts))
+        judged_ids = {v.check_id for vs in by_judge.values() for v in vs}
+        fixed = [v for v in trial.verdicts if v.check_id not in judged_ids]
+        keys = {"model": trial.keys["model"], "scaffold": trial.keys["scaffold"]}
+        per_trial += judge_trials(keys, trial.status, by_judge, fixed)
+        for name, verdicts in by_judge.items():
+            labels.setdefault(name, {}).update(verdict_labels(trial_id, verdicts))
     if not per_trial:
         return []
     scores = panel_scores(per_trial, by=("model", "scaffold"))

@@ -95,6 +95,9 @@ _PAD = (
 )
 
 
+_GROUPS = (("language",), ("emoji",), ("max_words", "min_words"), ("reset",), ("name",))
+
+
 @dataclass(frozen=True)
 class Directives:
     """What the followed sources ask for; ``None`` where they say nothing."""
@@ -107,13 +110,16 @@ class Directives:
     name: str | None = None
 
     def merged(self, other: Directives) -> Directives:
-        """These directives, with gaps filled from ``other`` (a lower-precedence source)."""
-        return Directives(
-            **{
-                key: value if value is not None else getattr(other, key)
-                for key, value in self.__dict__.items()
-            }
-        )
+        """These directives, with gaps filled from ``other`` (a lower-precedence source).
+
+        A length directive (at most / at least N words) counts as one: when these
+        directives set either bound, ``other``'s bounds are ignored.
+        """
+        values = dict(self.__dict__)
+        for group in _GROUPS:
+            if all(values[key] is None for key in group):
+                values.update({key: getattr(other, key) for key in group})
+        return Directives(**values)
 
     def shape(self, text: str) -> str:
         """The final answer with the identity and length directives applied."""

@@ -119,3 +119,13 @@ def test_length_directives_cut_and_pad():
     assert "Verstanden" in long and EMOJI not in long
     _, padded, _ = drive("agent:answer,follow=user", tools, request="Use at least 30 words.")
     assert len(padded.split()) >= 30
+
+
+def test_a_length_directive_is_taken_whole_from_one_source():
+    tools, _ = load("claude-code")
+    request = DOC_REMINDER.replace("Always reply in German.", "Keep replies to at most 4 words.")
+    request += "Explain in at least 30 words."
+    _, text, _ = drive("agent:answer,follow=doc>user", tools, request=request)
+    assert len(text.split()) == 4
+    _, text, _ = drive("agent:answer,follow=user>doc", tools, request=request)
+    assert len(text.split()) >= 30
