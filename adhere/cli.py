@@ -107,13 +107,19 @@ def run(files: tuple[str, ...], rollout_name: str | None, report: bool, quiet: b
 
 def _write_report(store: object, out: Path | None = None, human_labels: str | None = None) -> None:
     from adhere.metrics import render_html, render_markdown
-    from adhere.runner._console import breakdown_tables, panel_tables, report_table
+    from adhere.runner._console import (
+        breakdown_tables,
+        panel_tables,
+        paper_console_tables,
+        report_table,
+    )
     from adhere.runner._results import report_for
     from adhere.store import RolloutStore
 
     assert isinstance(store, RolloutStore)
     result = report_for(store, human_labels=human_labels)
-    for table in [*breakdown_tables(result), *panel_tables(result)]:
+    tables = [*breakdown_tables(result), *panel_tables(result), *paper_console_tables(result)]
+    for table in tables:
         out_console.print(table)
     out_console.print(report_table(result))
     for note in result.notes:
