@@ -224,16 +224,25 @@ def rich_tables(report: FeedbackReport) -> list[Any]:
     """The tables for a terminal, compacted to fit 80 columns.
 
     Rates show as ``before→after`` in percent with Δ in percentage points beside
-    them; the scaffold column is left out when there is one scaffold, and the
-    per-source table keeps only the whole-run rows (``report/feedback.md`` has all).
+    them, under the short names ISR and CSR (a caption gives the suite's own names);
+    the scaffold column is left out when there is one scaffold, and the per-source
+    table keeps only the whole-run rows (``report/feedback.md`` has all).
     """
-    isr, csr = report.isr_name, report.csr_name
+    isr, csr = "ISR", "CSR"
+    caption = None
+    if (report.isr_name, report.csr_name) != (isr, csr):
+        caption = f"ISR: {report.isr_name}; CSR: {report.csr_name}"
     main, by_source, checks = report.tables
     one_scaffold = len({row[1] for row in main.rows if row[1] != "all"}) == 1
     out = []
     for table in (main, by_source):
         per_source = table is by_source
-        shown = RichTable(title=table.title)
+        shown = RichTable(
+            title=table.title.replace("Δ" + report.isr_name, "ΔISR").replace(
+                "Δ" + report.csr_name, "ΔCSR"
+            ),
+            caption=caption,
+        )
         if per_source:
             shown.add_column("source", no_wrap=True)
         else:

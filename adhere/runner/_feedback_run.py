@@ -108,7 +108,8 @@ async def run_feedback(plan: FeedbackPlan, *, progress: Progress | None = None) 
     prepared = Prepared(
         config=plan.config,
         suite=suite_lookup(plan.config),
-        instances=list(plan.instances.values()),
+        # the scripted policy server's answer key places requests by their text
+        instances=[*plan.instances.values(), *(i.instance for i in plan.corrected)],
         trials=[i.trial for i in todo],
         store=plan.target,
         scaffolds=_scaffolds(plan.config),

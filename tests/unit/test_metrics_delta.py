@@ -1,0 +1,57 @@
+"""ΔISR / ΔCSR over paired trials (feedback correction)."""
+
+import pytest
+
+from adhere.metrics import ScoredTrial
+from adhere.metrics._delta import PairedTrial, delta, group_deltas, signed_points, split_pair
+from adhere.spec import Verdict
+
+
+def trial(model, *results, instance="i"):
+    verdicts = [Verdict(check_id=f"c{n}", result=r, decided_by="t") for n, r in enumerate(results)]
+    return ScoredTrial({"model": model, "instance": instance}, "ok", verdicts)
+
+
+PAIRS = [
+    # fixed both failures: not all-passed → all-passed
+    PairedTrial(trial("a", "fail", "pass", "fail"), trial("a", "pass", "pass", "pass")),
+    # carried over unchanged
+    PairedTrial(trial("a", "pass", "n/a"), trial("a", "pass", "n/a"), changed=False),
+    # one fixed, one broken, an error stays an error
+    PairedTrial(trial("b", "fail", "pass", "error"), trial("b", "pass", "fail", "error")),
+]
+
+
+def test_delta_is_after_minus_before_over_the_same_pairs() -> None:
+    d = delta(PAIRS)
+    assert (d.pairs, d.changed, d.fixed, d.broken) == (3, 2, 3, 1)
+    assert d.before.isr == pytest.approx(1 / 3) and d.after.isr == pytest.approx(2 / 3)
+    assert d.isr == pytest.approx(1 / 3)
+    before_csr = (1 / 3 + 1 + 1 / 3) / 3
+    after_csr = (1 + 1 + 1 / 3) / 3
+    assert d.csr == pytest.approx(after_csr - before_csr)
+
+
+def test_groups_and_empty_sides() -> None:
+    groups = group_deltas(PAIRS, ["model"])
+    assert list(groups) == [("a",), ("b",)]
+    assert groups[("a",)].isr == pytest.approx(0.5) and groups[("b",)].isr == 0
+    empty = delta([PairedTrial(trial("a", "n/a"), trial("a", "n/a"))])
+    assert empty.isr is None and empty.csr is None
+
+
+def test_split_by_category_pairs_each_side() -> None:
+    pair = PAIRS[0]
+    parts = split_pair(pair, {"c0": "SP", "c1": "SP"}, "source")
+    assert [p.before.keys["source"] for p in parts] == ["SP", "other"]
+    sp, other = parts
+    assert [v.check_id for v in sp.after.verdicts] == ["c0", "c1"]
+    assert delta([other]).isr == pytest.approx(1.0)  # c2: fail → pass
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(None, "–"), (0.0, "0.0 pp"), (0.125, "+12.5 pp"), (-0.0004, "0.0 pp"), (-0.5, "-50.0 pp")],
+)
+def test_signed_points(value, text) -> None:
+    assert signed_points(value) == text
