@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -98,6 +98,7 @@ class InstanceOutcome:
 @dataclass
 class _Runs:
     stores: list[RolloutStore] = field(default_factory=list)
+    labels: dict[str, str] = field(default_factory=dict)
     instance_ids: list[str] = field(default_factory=list)
 
 
@@ -132,7 +133,11 @@ def _open_runs(run_dirs: Sequence[str | Path]) -> _Runs:
     runs = _Runs()
     for run_dir in run_dirs:
         store = open_rollout_dir(run_dir)
+        if store.uri in runs.labels:  # the same run given twice
+            continue
         runs.stores.append(store)
+        taken = store.rollout in runs.labels.values()
+        runs.labels[store.uri] = str(Path(run_dir).resolve()) if taken else store.rollout
         for instance in store.read_instances():
             if instance.id not in runs.instance_ids:
                 runs.instance_ids.append(instance.id)
@@ -140,12 +145,18 @@ def _open_runs(run_dirs: Sequence[str | Path]) -> _Runs:
 
 
 def find_rollouts(
-    stores: Sequence[RolloutStore], instance: str, max_rollouts: int | None = None
+    stores: Sequence[RolloutStore],
+    instance: str,
+    max_rollouts: int | None = None,
+    *,
+    labels: Mapping[str, str] | None = None,
 ) -> list[ReferenceRollout]:
     """The finished (``ok``) trials of ``instance`` with a trajectory, as reference rollouts.
 
     Order: repeat, then run (in the order given), model, scaffold — so the first
-    ``max_rollouts`` cover every model × scaffold before a second repeat.
+    ``max_rollouts`` cover every model × scaffold before a second repeat. A rollout's
+    label is ``<run>/<model>/<scaffold>/<instance>/r<repeat>``, where ``<run>`` is
+    ``labels[store.uri]`` when given, else the rollout's name.
     """
     found: list[tuple[tuple[int, int, str, str], RolloutStore, Trial]] = []
     for position, store in enumerate(stores):
@@ -162,7 +173,8 @@ def find_rollouts(
         trajectory = store.read_trajectory(trial)
         if trajectory is None:
             continue
-        label = f"{store.rollout}/{trial.model}/{trial.scaffold}/{trial.instance}/r{trial.repeat}"
+        run = (labels or {}).get(store.uri, store.rollout)
+        label = f"{run}/{trial.model}/{trial.scaffold}/{trial.instance}/r{trial.repeat}"
         rollouts.append(ReferenceRollout(label, trajectory))
     return rollouts
 
@@ -231,7 +243,8 @@ async def generate_checklists(
     """Generate, merge and write one checklist per instance.
 
     Args:
-        run_dirs: Rollout artifact directories (``runs/<rollout>``).
+        run_dirs: Rollout artifact directories (``runs/<rollout>``); a directory given
+            twice counts once; runs of the same name are told apart by their path.
         model: An endpoint YAML file, or a model string for the scripted policy server.
         out: The output file (one instance, unless it is an existing directory) or the
             output directory (several instances: ``<instance>.yaml`` each).
@@ -284,7 +297,9 @@ async def generate_checklists(
                         "exists (it may hold a reviewer's edits); use --force to overwrite",
                         file=str(path),
                     )
-                rollouts = find_rollouts(runs.stores, instance, settings.max_rollouts)
+                rollouts = find_rollouts(
+                    runs.stores, instance, settings.max_rollouts, labels=runs.labels
+                )
                 outcome.rollouts = len(rollouts)
                 if not rollouts:
                     raise SpecError(f"instance {instance!r}: no finished trial with a trajectory")
