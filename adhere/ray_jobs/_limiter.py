@@ -30,7 +30,7 @@ from adhere.spec import Endpoint, Limits
 __all__ = ["LeaseLimiter", "RemoteLimiter", "limiter_key", "limiter_name"]
 
 _GRANT_LOG = 10_000
-"""Grant times kept for :meth:`LeaseLimiter.stats` (the most recent ones)."""
+"""Rate-slot and grant times kept for :meth:`LeaseLimiter.stats` (the most recent ones)."""
 
 
 def limiter_key(endpoint: Endpoint) -> tuple[str, str, str]:
@@ -62,6 +62,7 @@ class LeaseLimiter:
         self._changed: asyncio.Condition | None = None
         self._granted = 0
         self._max_held = 0
+        self._rate_times: list[float] = []
         self._grant_times: list[float] = []
 
     def _condition(self) -> asyncio.Condition:
@@ -75,8 +76,14 @@ class LeaseLimiter:
         if lease in self._given_up:
             self._given_up.discard(lease)
             return False
+        now = self._clock()
         if self._rate is not None:
-            await self._rate.acquire()
+            wait = self._rate.reserve()
+            _log(self._rate_times, now + wait)
+            if wait > 0:
+                await asyncio.sleep(wait)
+        else:
+            _log(self._rate_times, now)
         changed = self._condition()
         async with changed:
             await changed.wait_for(
@@ -88,8 +95,7 @@ class LeaseLimiter:
             self._held.add(lease)
             self._granted += 1
             self._max_held = max(self._max_held, len(self._held))
-            self._grant_times.append(self._clock())
-            del self._grant_times[:-_GRANT_LOG]
+            _log(self._grant_times, self._clock())
             return True
 
     async def release(self, lease: str) -> None:
@@ -107,15 +113,26 @@ class LeaseLimiter:
         return self.limits.concurrency, self.limits.requests_per_second
 
     def stats(self) -> dict[str, Any]:
-        """Leases granted, held now and at most at once, and recent grant times."""
+        """Leases granted, held now and at most at once; recent rate-slot and grant times.
+
+        A caller is given a send time by the rate limiter (``rate_times``, at least
+        ``1 / requests_per_second`` apart), sleeps until then and waits for a
+        concurrency slot (``grant_times``).
+        """
         return {
             "concurrency": self.limits.concurrency,
             "requests_per_second": self.limits.requests_per_second,
             "granted": self._granted,
             "held": len(self._held),
             "max_held": self._max_held,
+            "rate_times": list(self._rate_times),
             "grant_times": list(self._grant_times),
         }
+
+
+def _log(times: list[float], now: float) -> None:
+    times.append(now)
+    del times[:-_GRANT_LOG]
 
 
 class RemoteLimiter(EndpointLimiter):

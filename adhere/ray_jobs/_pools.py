@@ -50,11 +50,11 @@ class Pools:
         """One task of ``pool[index]`` finished."""
         self.busy[(pool, index)] -= 1
 
-    def judge_calls(self) -> int:
-        """Judge calls made by every judge actor."""
+    def judge_calls(self) -> list[int]:
+        """Judge calls made by each judge actor."""
         import ray
 
-        return sum(ray.get([actor.calls.remote() for actor in self.judge]))
+        return list(ray.get([actor.calls.remote() for actor in self.judge]))
 
     def limiter_stats(self) -> dict[str, dict[str, Any]]:
         """Each limiter's :meth:`~adhere.ray_jobs._limiter.LeaseLimiter.stats`, by name."""

@@ -45,12 +45,14 @@ class RayScoreSummary(ScoreSummary):
     Attributes:
         verify_actors: Verification actors used.
         judge_actors: Judge actors used.
+        calls_per_judge_actor: Judge calls each judge actor made.
         limiters: Limiter actor name → its stats (leases granted, most held at once,
             grant times), one per judge endpoint.
     """
 
     verify_actors: int = 0
     judge_actors: int = 0
+    calls_per_judge_actor: list[int] = field(default_factory=list)
     limiters: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
@@ -252,7 +254,8 @@ async def score_rollout_on_ray(
             )
         finally:
             try:
-                summary.judge_calls = pools.judge_calls()
+                summary.calls_per_judge_actor = pools.judge_calls()
+                summary.judge_calls = sum(summary.calls_per_judge_actor)
                 summary.limiters = pools.limiter_stats()
             except Exception:  # noqa: BLE001 - counters are lost when an actor died
                 summary.problems.append("judge call counts unavailable: an actor died")
