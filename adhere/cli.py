@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -44,13 +46,91 @@ def main(verbose: int) -> None:
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
 
 
+_RAY_ADDRESS = re.compile(r"(local|auto|[a-z]+://\S+|[\w.-]+:\d+)")
+
+
+def _ray_address(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None or _RAY_ADDRESS.fullmatch(value):
+        return value
+    raise click.BadParameter(
+        f"{value!r} is not a Ray address (local, auto, ray://HOST:PORT or HOST:PORT); "
+        "write --ray=ADDRESS, or put a bare --ray after the other arguments"
+    )
+
+
+def _ray_options(command: Any) -> Any:
+    """``--ray [ADDRESS]`` and the pool sizes, for the commands that score."""
+    command = click.option(
+        "--judge-actors",
+        default=2,
+        show_default=True,
+        type=click.IntRange(min=1),
+        help="Judge actors (with --ray).",
+    )(command)
+    command = click.option(
+        "--verify-actors",
+        default=2,
+        show_default=True,
+        type=click.IntRange(min=1),
+        help="Verification actors (with --ray).",
+    )(command)
+    return click.option(
+        "--ray",
+        "ray_address",
+        is_flag=False,
+        flag_value="local",
+        default=None,
+        metavar="[ADDRESS]",
+        callback=_ray_address,
+        help="Score on Ray actor pools: a bare --ray starts a local Ray; --ray=auto or "
+        "--ray=ray://HOST:PORT joins a cluster.",
+    )(command)
+
+
+def _scorer(ray_address: str | None, verify_actors: int, judge_actors: int) -> Any:
+    """The in-process scoring pass, or the Ray one when ``--ray`` was given."""
+    from adhere.runner._scoring import score_rollout
+
+    if ray_address is None:
+        return score_rollout
+    from adhere.ray_jobs import ray_scorer
+
+    err_console.print(
+        f"scoring on Ray ({ray_address}): {verify_actors} verification actors, "
+        f"{judge_actors} judge actors, one limiter actor per judge endpoint",
+        highlight=False,
+    )
+    return ray_scorer(address=ray_address, verify_actors=verify_actors, judge_actors=judge_actors)
+
+
+def _print_limiters(summary: object) -> None:
+    for name, stats in getattr(summary, "limiters", {}).items():
+        err_console.print(
+            f"  {name}: {stats['granted']} model calls, at most {stats['max_held']} at once "
+            f"(concurrency {stats['concurrency']}, "
+            f"requestsPerSecond {stats['requests_per_second'] or 'unlimited'})",
+            highlight=False,
+        )
+
+
 @main.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option("--rollout", "rollout_name", help="Which Rollout, when the files hold several.")
 @click.option("--report/--no-report", default=True, help="Print and write the report at the end.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def run(files: tuple[str, ...], rollout_name: str | None, report: bool, quiet: bool) -> None:
+@_ray_options
+def run(
+    files: tuple[str, ...],
+    rollout_name: str | None,
+    report: bool,
+    quiet: bool,
+    ray_address: str | None,
+    verify_actors: int,
+    judge_actors: int,
+) -> None:
     """Run a Rollout locally (resumable: finished trials are skipped).
+
+    Trials are scored in process, or on Ray actor pools with ``--ray``.
 
     Exit status: 0 when every trial finished, 1 when some failed (they are recorded
     and retried by the next run), 2 for invalid input, 130 when interrupted.
@@ -67,12 +147,13 @@ def run(files: tuple[str, ...], rollout_name: str | None, report: bool, quiet: b
         f"→ {prepared.store.uri}",
         highlight=False,
     )
+    scorer = _scorer(ray_address, verify_actors, judge_actors)
     try:
         if quiet:
-            summary = asyncio.run(execute(prepared))
+            summary = asyncio.run(execute(prepared, scorer=scorer))
         else:
             with RichProgress(err_console) as progress:
-                summary = asyncio.run(execute(prepared, progress=progress))
+                summary = asyncio.run(execute(prepared, progress=progress, scorer=scorer))
     except KeyboardInterrupt:
         err_console.print(
             "[yellow]interrupted[/]: finished trials are saved; run the same command again "
@@ -92,6 +173,7 @@ def run(files: tuple[str, ...], rollout_name: str | None, report: bool, quiet: b
             f"{scoring.undecided_checks} undecided, {scoring.errors} errors",
             highlight=False,
         )
+        _print_limiters(scoring)
     for line in summary.errors[:5]:
         err_console.print(f"  [red]failed[/] {line}", highlight=False)
     if report:
@@ -275,16 +357,26 @@ def trajectory_show(run_ref: str, trial_ref: str, raw: bool) -> None:
     help="Score with this JudgePanel instead of the one the rollout ran with.",
 )
 @click.option("--report/--no-report", default=True, help="Print and write the report after.")
-def score(run_ref: str, panel_file: str | None, report: bool) -> None:
+@_ray_options
+def score(
+    run_ref: str,
+    panel_file: str | None,
+    report: bool,
+    ray_address: str | None,
+    verify_actors: int,
+    judge_actors: int,
+) -> None:
     """Decide the checks of a stored rollout again (RUN: its artifact directory).
 
     Suite checks and bound verifiers are re-run; judge verdicts come from the
     verdict cache when nothing changed, so an unchanged rollout costs no judge call.
+    With ``--ray`` verification and judging run on Ray actor pools (same verdicts).
     """
     from adhere.runner._rescore import rescore
     from adhere.runner._results import open_rollout_dir
 
-    summary = asyncio.run(rescore(run_ref, panel_file=panel_file))
+    scorer = _scorer(ray_address, verify_actors, judge_actors)
+    summary = asyncio.run(rescore(run_ref, panel_file=panel_file, scorer=scorer))
     err_console.print(
         f"scored {summary.trials} trials in {summary.seconds:.1f}s: "
         f"{summary.suite_verdicts} suite verdicts, {summary.verifier_verdicts} by verifiers, "
@@ -292,6 +384,7 @@ def score(run_ref: str, panel_file: str | None, report: bool) -> None:
         f"{summary.undecided_checks} undecided, {summary.errors} errors",
         highlight=False,
     )
+    _print_limiters(summary)
     if report:
         _write_report(open_rollout_dir(run_ref))
 
