@@ -596,8 +596,10 @@ def generate_checklist(
         assert found is not None
         counts = ", ".join(f"{k} {len(v)}" for k, v in found.by_category().items())
         err_console.print(
-            f"{head}: {outcome.rollouts} rollouts, {found.proposed} checks proposed → "
-            f"{len(found.checks)} ({counts}) → {outcome.path}",
+            escape(
+                f"{head}: {outcome.rollouts} rollouts, {found.proposed} checks proposed → "
+                f"{len(found.checks)} ({counts}) → {outcome.path}"
+            ),
             highlight=False,
         )
 
