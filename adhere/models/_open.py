@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import httpx
+import aiohttp
 
 from adhere.models._anthropic_wire import AnthropicWire
 from adhere.models._client import HttpModelClient
@@ -26,7 +26,7 @@ class OpenAIClient(HttpModelClient):
         self,
         endpoint: Endpoint,
         *,
-        http: httpx.AsyncClient | None = None,
+        http: aiohttp.ClientSession | None = None,
         on_call: OnCall | None = None,
         env: Mapping[str, str] | None = None,
         limiter: EndpointLimiter | None = None,
@@ -46,7 +46,7 @@ class AnthropicClient(HttpModelClient):
         self,
         endpoint: Endpoint,
         *,
-        http: httpx.AsyncClient | None = None,
+        http: aiohttp.ClientSession | None = None,
         on_call: OnCall | None = None,
         env: Mapping[str, str] | None = None,
         limiter: EndpointLimiter | None = None,
@@ -59,7 +59,7 @@ class AnthropicClient(HttpModelClient):
 def open_client(
     endpoint: Endpoint,
     *,
-    http: httpx.AsyncClient | None = None,
+    http: aiohttp.ClientSession | None = None,
     on_call: OnCall | None = None,
     env: Mapping[str, str] | None = None,
     limiter: EndpointLimiter | None = None,
@@ -70,7 +70,8 @@ def open_client(
 
     Args:
         endpoint: Where the model lives and its limits.
-        http: An httpx client to share; it is not closed by ``aclose``.
+        http: An ``aiohttp.ClientSession`` to share (opened in the loop that uses
+            the client); it is not closed by ``aclose``.
         on_call: Called with a :class:`CallRecord` after every HTTP attempt.
         env: Environment to read the key from; defaults to ``os.environ``.
         limiter: A limiter shared with other clients of the endpoint (see

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import codecs
+import re
 from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass
 
-__all__ = ["SseDecoder", "SseEvent", "encode_sse", "iter_sse"]
+__all__ = ["SseDecoder", "SseEvent", "encode_sse", "iter_lines", "iter_sse"]
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,36 @@ class SseDecoder:
         elif name == "data":
             self._data.append(value)
         return None
+
+
+async def iter_lines(chunks: AsyncIterable[bytes]) -> AsyncIterator[str]:
+    """Lines (without line endings) of a UTF-8 byte stream cut anywhere.
+
+    Lines end at CRLF, CR or LF, as SSE says, and at nothing else (a U+2028 inside
+    JSON data is not a line end); lines may be of any length. A last line without an
+    ending is yielded too.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    pending = ""
+    async for final, chunk in _with_end(chunks):
+        # ``pending`` holds no line end but perhaps a last CR: rescan from there.
+        scan = max(0, len(pending) - 1)
+        pending += decoder.decode(chunk, final=final)
+        start = 0
+        for match in _LINE_END.finditer(pending, scan):
+            if not final and match.group() == "\r" and match.end() == len(pending):
+                break  # perhaps the first half of a CRLF cut between chunks
+            yield pending[start : match.start()]
+            start = match.end()
+        pending = pending[start:]
+    if pending:
+        yield pending
+
+
+async def _with_end(chunks: AsyncIterable[bytes]) -> AsyncIterator[tuple[bool, bytes]]:
+    async for chunk in chunks:
+        yield False, chunk
+    yield True, b""
 
 
 async def iter_sse(lines: AsyncIterable[str]) -> AsyncIterator[SseEvent]:
