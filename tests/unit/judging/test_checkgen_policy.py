@@ -1,6 +1,5 @@
 """The scripted ``checkgen`` policy (a test double) answering the generation prompt directly."""
 
-
 import pytest
 
 from adhere.errors import UnknownConversation
