@@ -1,0 +1,359 @@
+"""One sandboxed process: temp directory, limits, namespaces, output, timeout, cleanup.
+
+The evaluator only starts a process and reads what comes back; the untrusted code
+is compiled and run by the harness (:mod:`adhere.sandbox._harness`) in that process.
+
+Per run:
+
+1. a fresh directory (``adhere-sandbox-*`` under the evaluator's temp dir) is the
+   working directory, ``HOME`` and ``TMPDIR``; ``files`` are written into it; it is
+   removed afterwards;
+2. the job goes to the harness as JSON in an unlinked temporary file whose descriptor
+   the child inherits; a pipe brings back the harness's outcome lines;
+3. the child is ``[unshare --net [--pid --fork --kill-child] [--setuid U --setgid U]
+   --] python -s -c <harness>``, in a new session, with a minimal environment and
+   rlimits set between fork and exec (``preexec_fn``);
+4. stdin is fed, stdout and stderr are read with a cap (the rest drained);
+5. at the wall-clock limit the process group gets SIGKILL; after a normal exit too,
+   so nothing the code started survives in the group (a PID namespace also takes the
+   processes that left it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import posixpath
+import resource
+import shutil
+import signal
+import stat
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from adhere.sandbox import _probe
+from adhere.sandbox._classify import Mode, classify, parse_records
+from adhere.sandbox._types import Isolation, Limits, RunResult, SandboxError
+
+__all__ = ["ISOLATION_ENV", "execute", "resolve_isolation"]
+
+ISOLATION_ENV = "ADHERE_SANDBOX_ISOLATION"
+"""Environment variable that overrides ``Limits.isolation="auto"`` (``netns`` or ``guard``)."""
+
+_DRAIN_SECONDS = 2.0
+_CHUNK = 65536
+_MIB = 1024 * 1024
+
+
+@cache
+def _harness_source() -> str:
+    return (Path(__file__).parent / "_harness.py").read_text(encoding="utf-8")
+
+
+def resolve_isolation(limits: Limits, netns_available: bool) -> Isolation:
+    """How a run with ``limits`` cuts the network here.
+
+    Raises:
+        SandboxError: ``netns`` was required (by the limits or the environment) and
+            is unavailable, or the environment variable holds something else.
+    """
+    if limits.network:
+        return "none"
+    wanted = limits.isolation
+    if wanted == "auto":
+        override = os.environ.get(ISOLATION_ENV, "").strip()
+        if override not in ("", "auto", "netns", "guard"):
+            raise SandboxError(f"{ISOLATION_ENV} must be auto, netns or guard, got {override!r}")
+        wanted = override or "auto"  # type: ignore[assignment]
+    if wanted == "guard":
+        return "guard"
+    if netns_available:
+        return "netns"
+    if wanted == "netns":
+        raise SandboxError("network isolation 'netns' was required, but `unshare --net` fails here")
+    return "guard"
+
+
+def _safe_path(path: str) -> str:
+    normal = posixpath.normpath(path.replace("\\", "/"))
+    if not path or normal.startswith(("/", "../")) or normal in ("..", "."):
+        raise ValueError(f"sandbox file {path!r} must be a relative path inside the directory")
+    return normal
+
+
+def _write_files(root: Path, files: Mapping[str, str], uid: int | None) -> None:
+    for name, text in files.items():
+        target = root / _safe_path(name)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    if uid is not None:
+        os.chown(root, uid, uid)
+        for dirpath, dirnames, filenames in os.walk(root):
+            for name in dirnames + filenames:
+                os.chown(os.path.join(dirpath, name), uid, uid, follow_symlinks=False)
+
+
+def _remove_tree(root: Path) -> None:
+    def retry(function: Callable[..., Any], path: str, _exc: object) -> None:
+        with contextlib.suppress(OSError):
+            os.chmod(os.path.dirname(path), stat.S_IRWXU)
+            os.chmod(path, stat.S_IRWXU)
+            function(path)
+
+    shutil.rmtree(root, onerror=retry)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def _environment(root: Path, python: str) -> dict[str, str]:
+    bin_dir = os.path.dirname(python)
+    return {
+        "PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin"
+        if bin_dir
+        else "/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(root),
+        "TMPDIR": str(root),
+        "LANG": "C.UTF-8",
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
+
+
+def _rlimits(limits: Limits, apply_nproc: bool) -> list[tuple[int, tuple[int, int]]]:
+    cpu = limits.cpu_seconds
+    memory = limits.memory_mb * _MIB
+    chosen = [
+        (resource.RLIMIT_AS, (memory, memory)),
+        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
+        (resource.RLIMIT_CORE, (0, 0)),
+        (resource.RLIMIT_FSIZE, (limits.file_size_mb * _MIB, limits.file_size_mb * _MIB)),
+    ]
+    if apply_nproc:
+        chosen.append((resource.RLIMIT_NPROC, (limits.processes, limits.processes)))
+    return chosen
+
+
+def _preexec(chosen: list[tuple[int, tuple[int, int]]]) -> Callable[[], None]:
+    def apply() -> None:  # between fork and exec: setrlimit calls only
+        for which, values in chosen:
+            resource.setrlimit(which, values)
+
+    return apply
+
+
+class _Capped:
+    """Reads a stream to its end, keeping at most ``cap`` bytes."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.kept = bytearray()
+        self.total = 0
+
+    async def read(self, stream: asyncio.StreamReader | None) -> None:
+        if stream is None:
+            return
+        while chunk := await stream.read(_CHUNK):
+            self.total += len(chunk)
+            room = self.cap - len(self.kept)
+            if room > 0:
+                self.kept += chunk[:room]
+
+    def text(self) -> str:
+        text = self.kept.decode("utf-8", "replace")
+        if self.total > len(self.kept):
+            text += (
+                f"\n[adhere sandbox: output truncated, {self.total - len(self.kept)} more bytes]\n"
+            )
+        return text
+
+
+async def _feed(stream: asyncio.StreamWriter | None, data: bytes) -> None:
+    if stream is None:
+        return
+    try:
+        if data:
+            stream.write(data)
+            await stream.drain()
+        stream.close()
+        await stream.wait_closed()
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def _read_available(fd: int) -> bytes:
+    os.set_blocking(fd, False)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(fd, _CHUNK)
+        except BlockingIOError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    argv: list[str]
+    isolation: Isolation
+    uid: int | None
+
+
+def _plan(python: str, limits: Limits, fds: tuple[int, int]) -> _Plan:
+    unshare, netns, pidns = _probe.namespaces()
+    isolation = resolve_isolation(limits, netns)
+    drop = None
+    if os.geteuid() == 0 and limits.unprivileged_uid is not None:
+        if _probe.can_run_as(python, limits.unprivileged_uid):
+            drop = limits.unprivileged_uid
+    command = [python, "-s", "-c", _harness_source(), str(fds[0]), str(fds[1])]
+    if isolation == "netns" and unshare is not None:
+        prefix = [unshare, "--net"]
+        if pidns:
+            prefix += ["--pid", "--fork", "--kill-child"]
+        if drop is not None:
+            prefix += ["--setuid", str(drop), "--setgid", str(drop)]
+        command = [*prefix, "--", *command]
+    return _Plan(command, isolation, drop)
+
+
+async def execute(
+    mode: Mode,
+    job: Mapping[str, Any],
+    *,
+    files: Mapping[str, str],
+    stdin: str,
+    limits: Limits,
+    python: str | None,
+) -> RunResult:
+    """Run the harness on ``job`` in a fresh sandbox and classify how it ended.
+
+    Raises:
+        ValueError: A file path leaves the directory.
+        SandboxError: The interpreter cannot be started, or ``netns`` was required
+            and is unavailable.
+    """
+    interpreter = python or _default_python()
+    for name in files:
+        _safe_path(name)
+    if not _probe.is_cached(interpreter, limits.unprivileged_uid):
+        await asyncio.to_thread(_probe.sandbox_info, interpreter, limits.unprivileged_uid)
+    root = Path(tempfile.mkdtemp(prefix="adhere-sandbox-")).resolve()
+    try:
+        return await _execute_in(root, mode, job, files, stdin, limits, interpreter)
+    finally:
+        await asyncio.to_thread(_remove_tree, root)
+
+
+def _default_python() -> str:
+    return sys.executable
+
+
+async def _execute_in(
+    root: Path,
+    mode: Mode,
+    job: Mapping[str, Any],
+    files: Mapping[str, str],
+    stdin: str,
+    limits: Limits,
+    python: str,
+) -> RunResult:
+    read_fd, write_fd = os.pipe()
+    open_fds = {read_fd, write_fd}
+    with tempfile.TemporaryFile() as job_file, contextlib.ExitStack() as cleanup:
+        cleanup.callback(_close_all, open_fds)
+        plan = _plan(python, limits, (job_file.fileno(), write_fd))
+        _write_files(root, files, plan.uid)
+        payload = {**job, "mode": mode, "guard": plan.isolation == "guard"}
+        job_file.write(json.dumps(payload).encode("utf-8"))
+        job_file.flush()
+        job_file.seek(0)
+        uid = plan.uid if plan.uid is not None else os.geteuid()
+        drop_here = plan.uid is not None and plan.isolation != "netns"
+        out, err = _Capped(limits.max_output), _Capped(limits.max_output)
+        started = time.monotonic()
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *plan.argv,
+                cwd=root,
+                env=_environment(root, python),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
+                pass_fds=(job_file.fileno(), write_fd),
+                preexec_fn=_preexec(_rlimits(limits, apply_nproc=plan.uid is not None)),
+                user=plan.uid if drop_here else None,
+                group=plan.uid if drop_here else None,
+                extra_groups=[] if drop_here else None,
+            )
+        except OSError as exc:
+            raise SandboxError(f"cannot start the sandboxed interpreter {python!r}: {exc}") from exc
+        open_fds.discard(write_fd)
+        os.close(write_fd)  # the child holds the only write end now
+        readers = [
+            asyncio.ensure_future(out.read(process.stdout)),
+            asyncio.ensure_future(err.read(process.stderr)),
+            asyncio.ensure_future(_feed(process.stdin, stdin.encode("utf-8"))),
+        ]
+        timed_out = False
+        try:
+            try:
+                await asyncio.wait_for(process.wait(), timeout=limits.timeout)
+            except TimeoutError:
+                timed_out = True
+                _kill_group(process.pid)
+                await process.wait()
+            seconds = time.monotonic() - started
+        finally:
+            _kill_group(process.pid)  # whatever the code left running in its group
+            if process.returncode is None:  # cancelled: the watcher reaps it
+                for reader in readers:
+                    reader.cancel()
+        _, pending = await asyncio.wait(readers, timeout=_DRAIN_SECONDS)
+        for reader in pending:  # a process outside the group still holds a pipe
+            reader.cancel()
+        records = parse_records(_read_available(read_fd))
+    stderr = err.text()
+    decision = classify(
+        mode,
+        timed_out=timed_out,
+        timeout=limits.timeout,
+        returncode=process.returncode,
+        records=records,
+        cpu_limit=limits.cpu_seconds,
+        stderr=stderr,
+    )
+    return RunResult(
+        status=decision.status,
+        returncode=None if timed_out else process.returncode,
+        stdout=out.text(),
+        stderr=stderr,
+        seconds=round(seconds, 3),
+        detail=decision.detail,
+        isolation=plan.isolation,
+        uid=uid,
+    )
+
+
+def _close_all(fds: set[int]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
