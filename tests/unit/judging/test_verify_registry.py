@@ -29,10 +29,12 @@ BUILTIN = {
     "no_invented_results",
     "read_before_edit",
     "reply_language",
+    "reply_matches",
     "skill_invoked",
     "tests_run",
     "tool_args_valid",
     "tool_order",
+    "uses_emoji",
 }
 
 
