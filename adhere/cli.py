@@ -520,6 +520,24 @@ def generate_pacific(
     err_console.print(f"wrote {count} samples to {out}", highlight=False)
 
 
+@generate.command("guidebench-coupons")
+@click.option("--n", "count", default=20, show_default=True, type=click.IntRange(min=1))
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
+def generate_guidebench_coupons(count: int, seed: int, out: Path) -> None:
+    """Write fresh GuideBench coupon-math tasks (a JSON list), answers solved exactly."""
+    import json
+
+    from adhere.suites.guidebench import CouponParams, generate_coupon_tasks
+
+    tasks = generate_coupon_tasks(CouponParams(n=count, seed=seed))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp")
+    tmp.write_text(json.dumps(tasks, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, out)
+    err_console.print(f"wrote {len(tasks)} coupon tasks to {out}", highlight=False)
+
+
 @generate.command("checklist")
 @click.argument(
     "run_dirs", metavar="RUN_DIR...", nargs=-1, required=True, type=click.Path(exists=True)

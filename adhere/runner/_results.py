@@ -114,6 +114,11 @@ def report_for(store: RolloutStore, *, human_labels: str | Path | None = None) -
         report.paper = paper_tables(collected.trials, judged, sources, metric_names)
     report.breakdowns += split_tables(collected, report)
     report.breakdowns += repeat_tables(collected, report)
+    suite_tables = getattr(suite, "report_tables", None)  # optional hook (e.g. GuideBench)
+    if suite_tables is not None:
+        paper, extra = suite_tables(collected.trials)
+        report.paper += paper
+        report.breakdowns += extra
     if collected.conflicts:
         scaffolds = {run.keys.get("scaffold") for run in collected.conflicts}
         group = ["model", "scaffold"] if len(scaffolds) > 1 else ["model"]

@@ -53,6 +53,7 @@ class Suite(Protocol):
 
 
 _BUILTIN: Mapping[str, str] = {
+    "guidebench": "adhere.suites.guidebench",
     "octobench": "adhere.suites.octobench",
     "pacific": "adhere.suites.pacific",
 }
