@@ -251,6 +251,10 @@ async def execute(
             and is unavailable.
     """
     interpreter = python or _default_python()
+    if not (os.path.isfile(interpreter) and os.access(interpreter, os.X_OK)):
+        raise SandboxError(
+            f"cannot start the sandboxed interpreter {interpreter!r}: not executable"
+        )
     for name in files:
         _safe_path(name)
     if not _probe.is_cached(interpreter, limits.unprivileged_uid):
