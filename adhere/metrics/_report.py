@@ -12,8 +12,9 @@ from html import escape
 from adhere.metrics._plot import line_plot_svg, scatter_svg
 from adhere.metrics._rates import Rates, ScoredTrial, group_rates
 
-ISSUE_COLUMNS = ("wrong", "missing", "duplicate", "extra", "type_mismatch")
-"""Invalid-output and wrong-answer categories shown next to the rates."""
+ISSUE_COLUMNS = ("wrong", "missing", "duplicate", "extra", "type_mismatch", "invalid")
+"""Invalid-output and wrong-answer categories shown next to the rates (``invalid``: a
+reply with no usable answer, e.g. GuideBench)."""
 
 
 @dataclass(frozen=True)

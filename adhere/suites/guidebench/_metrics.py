@@ -177,12 +177,11 @@ def report_tables(trials: Iterable[ScoredTrial]) -> tuple[list[Table], list[Tabl
                 pct(total.accuracy),
             ]
         )
-        for category, s in [*per_category.items(), ("overall (weighted)", total)]:
-            title = CATEGORIES[category].title if category in CATEGORIES else category
+        for category, s in [*per_category.items(), ("overall", total)]:
             detail_rows.append(
                 [
                     *key,
-                    title,
+                    category,
                     str(s.tasks),
                     pct(s.accuracy),
                     _num(s.precision),
@@ -194,13 +193,14 @@ def report_tables(trials: Iterable[ScoredTrial]) -> tuple[list[Table], list[Tabl
             )
     paper = [
         Table(
-            title="GuideBench main results: accuracy per category (paper layout)",
-            header=[*group, *(CATEGORIES[c].title for c in present), "overall (weighted)"],
+            title="GuideBench accuracy per category (paper layout; overall weighted by task count)",
+            header=[*group, *present, "overall"],
             rows=main_rows,
         ),
         Table(
-            title="GuideBench per category: accuracy and macro precision / recall / F1 (%)",
-            header=[*group, "category", "tasks", "accuracy", "macro P", "macro R", "macro F1",
+            title="GuideBench per category: accuracy; macro precision (P), recall (R), F1 in %; "
+            "invalid and normalized answers",
+            header=[*group, "category", "tasks", "accuracy", "P", "R", "F1",
                     "invalid", "normalized"],
             rows=detail_rows,
         ),
@@ -220,7 +220,7 @@ def _update_table(group: list[str], answers: dict[tuple[str, ...], list[Answer]]
             rows.append(
                 [
                     *key,
-                    CATEGORIES[category].title,
+                    category,
                     str(with_update.tasks),
                     pct(with_update.accuracy),
                     str(without.tasks),
