@@ -135,7 +135,8 @@ def answers_by_group(
             outcome = "error"
         else:
             outcome = str(details.get("category", "wrong"))
-        got, expected = details.get("got"), details.get("expected")
+        got = details.get("got")
+        expected = details.get("expected", trial.keys.get("gold"))  # failed trials: metadata
         out[key].append(
             Answer(
                 category=category,

@@ -63,7 +63,10 @@ def parse_answer(reply: str, kind: AnswerKind, options: tuple[str, ...] = ()) ->
         result = normalize(kind, raw, options)
         if via == "tail" and result.value is None:
             continue
-        return ParsedAnswer(result.value, raw, via, result.steps, result.error)
+        steps = result.steps
+        if via in ("marker", "tail"):  # prose has no types: "1" in text is just 1
+            steps = tuple(s for s in steps if s != "string→int")
+        return ParsedAnswer(result.value, raw, via, steps, result.error)
     return ParsedAnswer(None, None, "none", error="no answer found in the reply")
 
 

@@ -76,6 +76,7 @@ def task_to_instance(task: Task, *, guidelines: bool = True, reasoning: bool = T
             "guidelines": guidelines,
             "reasoning": "cot" if reasoning else "direct",
             "index": task.index,
+            "gold": task.gold,
             "answer_key": {
                 "kind": info.kind,
                 "gold": task.gold,

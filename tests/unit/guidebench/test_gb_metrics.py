@@ -1,0 +1,85 @@
+"""GuideBench metrics on hand-made verdicts."""
+
+import pytest
+
+from adhere.metrics import ScoredTrial
+from adhere.spec import Verdict
+from adhere.suites.guidebench import Answer, macro_prf, report_tables, score
+from adhere.suites.guidebench._metrics import VERIFIER, overall
+
+
+def test_macro_precision_recall_f1_by_hand() -> None:
+    pairs = [("A", "A"), ("A", "B"), ("B", "B"), ("C", None)]
+    # A: TP 1, predicted 1, gold 2 → P 1, R 1/2, F1 2·1·½/(1½) = 2/3
+    # B: TP 1, predicted 2, gold 1 → P 1/2, R 1, F1 2/3
+    # C: TP 0, predicted 0, gold 1 → P 0, R 0, F1 0 (the invalid answer predicts nothing)
+    p, r, f1 = macro_prf(pairs)  # type: ignore[misc]
+    assert p == pytest.approx(0.5) and r == pytest.approx(0.5)
+    assert f1 == pytest.approx((2 / 3 + 2 / 3) / 3)
+    assert macro_prf([]) is None
+
+
+def test_a_label_only_predicted_counts_with_zero_recall() -> None:
+    # gold A twice; predicted A then D: labels {A, D}; A: P 1, R 1/2; D: P 0, R 0
+    p, r, _ = macro_prf([("A", "A"), ("A", "D")])  # type: ignore[misc]
+    assert p == pytest.approx(0.5) and r == pytest.approx(0.25)
+
+
+def test_numeric_categories_have_no_precision_or_recall() -> None:
+    answers = [Answer("math", "170", "170", "correct"), Answer("math", "5", None, "invalid")]
+    s = score(answers)
+    assert (s.tasks, s.correct, s.invalid, s.accuracy) == (2, 1, 1, 0.5)
+    assert s.precision is s.recall is s.f1 is None
+
+
+def test_overall_is_weighted_by_task_count() -> None:
+    chat = score([Answer("chat", "A", "A", "correct")] * 3 + [Answer("chat", "B", "A", "wrong")])
+    math = score([Answer("math", "1", "2", "wrong")] * 2)
+    total = overall({"chat": chat, "math": math})
+    assert total.accuracy == pytest.approx(3 / 6)  # not the mean of 75% and 0%
+    assert total.precision == chat.precision  # math has none, so chat alone
+
+
+def trial(model, category, gold, got, outcome, *, update=False, steps=(), status="ok"):
+    details = {"category": outcome, "got": got, "expected": gold, "normalized": list(steps)}
+    verdict = Verdict(
+        check_id="answer",
+        result="error" if status != "ok" else ("pass" if outcome == "correct" else "fail"),
+        decided_by=VERIFIER,
+        details=details if status == "ok" else {},  # a failed trial's verdict has no details
+    )
+    keys = {"model": model, "category": category, "rule_update": update, "gold": gold}
+    return ScoredTrial(keys=keys, status=status, verdicts=[verdict])
+
+
+def test_report_tables_from_verdicts() -> None:
+    trials = [
+        trial("m", "chat", "A", "A", "correct", steps=("case",)),
+        trial("m", "chat", "A", "B", "wrong"),
+        trial("m", "chat", "B", "B", "correct"),
+        trial("m", "chat", "C", None, "invalid"),
+        trial("m", "math", "170", "170", "correct", update=True, steps=("numeric format",)),
+        trial("m", "math", "535", "545", "wrong"),
+        trial("m", "math", "900", None, "error", status="error"),
+        trial("m", "chat", "B", None, "error", status="error"),
+    ]
+    paper, extra = report_tables(trials)
+    main, detail = paper
+    assert main.header == ["model", "math", "chat", "overall"]  # the paper's order
+    assert main.rows == [["m", "33.3%", "40.0%", "37.5%"]]  # 1/3, 2/5, 3/8
+    rows = {row[1]: row for row in detail.rows}
+    # category: tasks, accuracy, P, R, F1, invalid, normalized. Chat as in the hand-worked
+    # case above plus a failed trial with gold B: B's recall drops to 1/2, so
+    # R = (1/2 + 1/2 + 0)/3 = 33.3 and F1 = (2/3 + 1/2 + 0)/3 = 38.9.
+    assert rows["chat"][2:] == ["5", "40.0%", "50.0", "33.3", "38.9", "1", "1"]
+    assert rows["math"][2:] == ["3", "33.3%", "–", "–", "–", "0", "1"]
+    assert rows["overall"][2:] == ["8", "37.5%", "50.0", "33.3", "38.9", "1", "2"]
+    updates, steps = extra
+    assert updates.rows == [["m", "math", "1", "100.0%", "2", "0.0%"]]
+    assert ["m", "numeric format", "1", "1"] in steps.rows
+    assert ["m", "(invalid: no usable answer)", "1", "0"] in steps.rows
+
+
+def test_no_tables_for_other_suites() -> None:
+    other = ScoredTrial(keys={"model": "m", "category": "Skill"}, status="ok", verdicts=[])
+    assert report_tables([other]) == ([], [])
