@@ -34,10 +34,12 @@ from adhere.judging import (
     run_panel,
 )
 from adhere.models import ChatRequest, EndpointLimiter, ModelClient, open_client
+from adhere.runner._evidence import gather_evidence
 from adhere.spec import (
     ChatMessage,
     Check,
     Endpoint,
+    Evidence,
     Instance,
     JudgePanel,
     Trajectory,
@@ -125,9 +127,23 @@ class DecidedChecks:
     to_judge: list[Check]
 
 
-def decide_checks(instance: Instance, trajectory: Trajectory, suite: Suite) -> DecidedChecks:
-    """Run the suite's own scoring, then every bound deterministic verifier (pure)."""
-    verdicts: dict[str, Verdict] = {v.check_id: v for v in suite.score(instance, trajectory)}
+def decide_checks(
+    instance: Instance,
+    trajectory: Trajectory,
+    suite: Suite,
+    evidence: Mapping[str, Evidence] | None = None,
+) -> DecidedChecks:
+    """Run the suite's own scoring, then every bound deterministic verifier (pure).
+
+    ``evidence``: what :func:`~adhere.runner._evidence.gather_evidence` collected for
+    a suite that asks for it (sandboxed test runs, Ruff diagnostics).
+    """
+    scored = (
+        suite.score(instance, trajectory)
+        if evidence is None
+        else suite.score(instance, trajectory, evidence=evidence)  # type: ignore[call-arg]
+    )
+    verdicts: dict[str, Verdict] = {v.check_id: v for v in scored}
     suite_count = len(verdicts)
     context = VerifyContext.build(instance, trajectory)
     verified = 0
@@ -201,7 +217,8 @@ async def score_trial(
     if trajectory is None:
         summary.problems.append(f"{trial.id}: no trajectory stored")
         return
-    decided = decide_checks(instance, trajectory, suite)
+    evidence = await gather_evidence(suite, instance, trajectory)
+    decided = decide_checks(instance, trajectory, suite, evidence)
     judged = None
     if decided.to_judge and judges and panel is not None:
         judged = await judge_checks(judges, decided.to_judge, trajectory, panel, cache)

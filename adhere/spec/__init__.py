@@ -31,6 +31,7 @@ from adhere.spec._core import (
     Workspace,
 )
 from adhere.spec._endpoint import ApiKind, Endpoint, Limits, SecretSource
+from adhere.spec._evidence import Evidence, EvidenceRequest, EvidenceStatus, RuffRun, SandboxRun
 from adhere.spec._load import (
     format_location,
     iter_jsonl,
@@ -74,6 +75,9 @@ __all__ = [
     "CheckKind",
     "Condition",
     "Endpoint",
+    "Evidence",
+    "EvidenceRequest",
+    "EvidenceStatus",
     "Filters",
     "Instance",
     "Judge",
@@ -87,7 +91,9 @@ __all__ = [
     "Rollout",
     "RolloutSpec",
     "RolloutStatus",
+    "RuffRun",
     "SYSTEM_INDEX",
+    "SandboxRun",
     "ScaffoldSpec",
     "SecretSource",
     "Source",

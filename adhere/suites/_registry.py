@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from adhere.errors import SpecError
-from adhere.spec import BenchmarkSpec, Instance, Trajectory, Verdict
+from adhere.spec import (
+    BenchmarkSpec,
+    Evidence,
+    EvidenceRequest,
+    Instance,
+    Trajectory,
+    Verdict,
+)
 
 WrongItem = Callable[[str], bool]
 """Given an item key of an instance (e.g. ``step-3``), whether to answer it wrongly."""
@@ -49,6 +56,28 @@ class Suite(Protocol):
 
     def metric_names(self) -> tuple[str, str]:
         """What this suite calls ISR and CSR (e.g. prompt- and instruction-level accuracy)."""
+        ...
+
+
+class EvidenceSuite(Suite, Protocol):
+    """A suite whose checks need work outside the pure core (see :mod:`adhere.spec._evidence`).
+
+    The runner asks :meth:`evidence` for the requests of one trial, fulfils them at the
+    edge (sandboxed code runs, Ruff) and passes the outcomes, by request id, to
+    :meth:`score`.
+    """
+
+    def evidence(self, instance: Instance, trajectory: Trajectory) -> Sequence[EvidenceRequest]:
+        """What to run or lint for this trial (ids unique within the trial)."""
+        ...
+
+    def score(
+        self,
+        instance: Instance,
+        trajectory: Trajectory,
+        evidence: Mapping[str, Evidence] | None = None,
+    ) -> list[Verdict]:
+        """Decide the checks; evidence that is missing or ``error`` yields ``error`` verdicts."""
         ...
 
 
