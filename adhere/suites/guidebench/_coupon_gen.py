@@ -40,6 +40,7 @@ from adhere.suites.guidebench._coupons import (
     Policy,
     Problem,
     Purchase,
+    Solution,
     Window,
     money,
     robust_total,
@@ -176,7 +177,7 @@ def _render(
     rng: random.Random,
     problem: Problem,
     updated: frozenset[str],
-    solution: Any,
+    solution: Solution,
     task_id: str,
 ) -> dict[str, Any]:
     numbers = {c.id: _NUMBERS[n] for n, c in enumerate(problem.coupons)}
