@@ -20,9 +20,11 @@ Each run gets:
   BLAS/OpenMP thread) so no secret of the evaluator is inherited. (Not ``-I``: it
   would discard ``PYTHONHASHSEED``; with nothing else in the environment ``-s`` is
   as isolated);
-- a new session (process group); rlimits set between fork and exec: ``RLIMIT_AS``,
-  ``RLIMIT_CPU`` (soft SIGXCPU, hard +1 s), ``RLIMIT_FSIZE``, ``RLIMIT_CORE=0`` and,
-  when the code runs as a dedicated uid, ``RLIMIT_NPROC``;
+- a new session (process group); rlimits ``RLIMIT_AS``, ``RLIMIT_CPU`` (soft SIGXCPU,
+  hard +1 s), ``RLIMIT_FSIZE``, ``RLIMIT_CORE=0`` and, when the code runs as a
+  dedicated uid, ``RLIMIT_NPROC`` — set by the child's harness before any untrusted
+  code exists in it (not in a ``preexec_fn``, which is unsafe in a threaded
+  evaluator);
 - no network: under ``unshare --net`` (a network namespace whose only interface is a
   loopback that is down; ``isolation="netns"``) when that works here, plus
   ``--pid --fork --kill-child`` (a PID namespace, so nothing the code starts outlives

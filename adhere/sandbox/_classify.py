@@ -7,7 +7,6 @@ the harness's outcome line; the exit status.
 
 from __future__ import annotations
 
-import json
 import signal
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,15 +28,21 @@ class Decision:
 
 
 def parse_records(data: bytes) -> list[dict[str, Any]]:
-    """The JSON lines the harness wrote (unreadable lines are skipped)."""
+    """The harness's tab-separated lines as dicts (unreadable lines are skipped).
+
+    ``status <status> <detail>`` → ``{"status", "detail"}``; ``exit <code> <cpu>`` and
+    ``signal <number> <cpu>`` → ``{"exit"|"signal": int, "cpu": float}``.
+    """
     records: list[dict[str, Any]] = []
     for line in data.decode("utf-8", "replace").splitlines():
+        fields = line.split("\t")
         try:
-            record = json.loads(line)
+            if fields[0] == "status" and len(fields) == 3:
+                records.append({"status": fields[1], "detail": fields[2]})
+            elif fields[0] in ("exit", "signal") and len(fields) == 3:
+                records.append({fields[0]: int(fields[1]), "cpu": float(fields[2])})
         except ValueError:
             continue
-        if isinstance(record, dict):
-            records.append(record)
     return records
 
 

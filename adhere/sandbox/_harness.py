@@ -1,32 +1,43 @@
 """The child side of the sandbox: runs inside the sandboxed interpreter only.
 
-The evaluator never imports this module: it reads its text and starts
-``python -s -c <this text> <job fd> <result fd>`` in the run's temporary directory.
-Only the standard library is used, so any Python 3.9+ interpreter can run it.
+The evaluator never imports this module to run it: it starts
+``python -s -c <bootstrap> <job fd> <result fd>`` in the run's temporary directory.
+The job fd is an inherited descriptor of an already unlinked temporary file holding,
+:mod:`marshal`-encoded, this module (as a code object compiled by the evaluator when
+the child runs the evaluator's own interpreter, else as source: compiling 400 lines
+would cost a fifth of a trivial run) and the job. Only the standard library is
+used, so any Python 3.9+ interpreter can run it.
 
-1. **Job.** The job (mode, code, tests, guard flag) arrives as JSON on an inherited
-   file descriptor of an already unlinked temporary file, read and closed before any
-   untrusted code runs: the code and tests are never files in the sandbox. Sources are
-   registered with :mod:`linecache` under names (``main.py``, ``solution.py``,
-   ``tests.py``, ``test_solution.py``) so tracebacks and ``inspect.getsource`` work.
-2. **Init.** Under a PID namespace this process is PID 1, whose signals the kernel
+1. **Job.** The job (mode, code, tests, guard flag) is read and its descriptor
+   closed before any untrusted code runs: the code and tests are never files in the
+   sandbox.
+   Sources are registered with :mod:`linecache` under names (``main.py``,
+   ``solution.py``, ``tests.py``, ``test_solution.py``) so that tracebacks and
+   ``inspect.getsource`` work — lazily, by an import hook, when something imports
+   ``linecache``.
+   The happy path imports nothing beyond what the interpreter has loaded at start-up
+   (no ``json``, ``re``, ``ast``, ``traceback``, ``typing``): those would double the
+   cost of a trivial run, and the harness must not load modules for the code.
+2. **Confine.** Before anything else: the rlimits, then (as root, when asked) the
+   unprivileged uid and gid, with no supplementary groups.
+3. **Init.** Under a PID namespace this process is PID 1, whose signals the kernel
    treats specially (no default actions, so SIGXCPU would be ignored). It forks: the
    parent only reaps and, when the worker ends, reports its exit status or signal
    and its CPU time, then exits, which makes the kernel kill whatever is left in the
    namespace. The worker is an ordinary process.
-3. **Guard.** Without a network namespace, the worker replaces ``socket.socket``
+4. **Guard.** Without a network namespace, the worker replaces ``socket.socket``
    (non-``AF_UNIX`` families), ``socket.create_connection`` and name resolution with
    functions that raise ``PermissionError`` — an in-process guard that child
    processes and ``ctypes`` bypass.
-4. **Run.** Modes: ``script`` (the source as ``__main__``), ``asserts`` (setup, code,
+5. **Run.** Modes: ``script`` (the source as ``__main__``), ``asserts`` (setup, code,
    then each top-level test statement in turn, in one namespace, module
    ``solution``), ``unittest`` (code then the test module in one namespace, module
    ``solution``; every ``TestCase`` in it runs). The outcome — ``pass``, ``fail``
    (``AssertionError``, unittest failures, non-zero ``sys.exit`` in a script) or
-   ``crash`` (any other exception) with a one-line detail — is written as a JSON line
-   on the result descriptor. For the test modes, a ``pass`` line is written only
-   after every test ran, so code that exits early (``sys.exit(0)``, ``os._exit(0)``)
-   cannot pass.
+   ``crash`` (any other exception) with a one-line detail — is written as a
+   tab-separated line on the result descriptor. For the test modes, a ``pass`` line
+   is written only after every test ran, so code that exits early (``sys.exit(0)``,
+   ``os._exit(0)``) cannot pass.
 
 Code that deliberately targets the harness (writing to the result descriptor,
 walking the caller's frames to read the expected values) can fool it: this defends
@@ -35,15 +46,14 @@ against accidents and common shortcuts, not against an adversary.
 
 from __future__ import annotations
 
-import ast
-import json
-import linecache
 import os
 import sys
-import traceback
-import types
-from collections.abc import Sequence
-from typing import Any, NoReturn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from types import ModuleType, TracebackType
+    from typing import Any, NoReturn
 
 _LIMIT = 400
 _HARNESS_FILE = "<string>"
@@ -55,44 +65,47 @@ def _one_line(text: str, limit: int = _LIMIT) -> str:
 
 
 class _Reporter:
-    """Writes JSON lines on the result descriptor (small: they sit in a pipe buffer)."""
+    """Writes tab-separated lines on the result descriptor (small: they sit in a pipe).
+
+    ``status <pass|fail|crash> <detail>`` from the worker; ``exit <code> <cpu>`` or
+    ``signal <number> <cpu>`` from the PID-1 init.
+    """
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self.done = False
 
-    def write(self, record: dict[str, Any]) -> None:
-        data = (json.dumps(record) + "\n").encode("utf-8", "replace")
+    def write(self, *fields: object) -> None:
+        line = "\t".join(" ".join(str(f).split()) for f in fields) + "\n"
         try:
-            os.write(self.fd, data[:8192])
+            os.write(self.fd, line.encode("utf-8", "replace")[:8192])
         except OSError:
             pass
 
     def outcome(self, status: str, detail: str) -> None:
         if not self.done:
             self.done = True
-            self.write({"status": status, "detail": _one_line(detail)})
+            self.write("status", status, _one_line(detail))
 
 
-def _init(worker: int, result_fd: int, job_fd: int) -> NoReturn:
+def _init(worker: int, result_fd: int) -> NoReturn:
     """PID 1 of the namespace: reap everything, report the worker's end, exit."""
-    os.close(job_fd)
     reporter = _Reporter(result_fd)
     while True:
         try:
             pid, status, usage = os.wait4(-1, 0)
         except ChildProcessError:
-            reporter.write({"exit": 70, "cpu": 0.0})
+            reporter.write("exit", 70, 0.0)
             os._exit(70)
         if pid == worker:
             break
     cpu = round(usage.ru_utime + usage.ru_stime, 3)
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        reporter.write({"signal": sig, "cpu": cpu})
+        reporter.write("signal", sig, cpu)
         os._exit(128 + sig)
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 70
-    reporter.write({"exit": code, "cpu": cpu})
+    reporter.write("exit", code, cpu)
     os._exit(code)
 
 
@@ -132,13 +145,77 @@ def _install_guard() -> None:
         setattr(_socket, name, refuse)
 
 
+_SOURCES: dict[str, str] = {}
+
+
+def _fill_linecache(module: Any) -> None:
+    for filename, text in _SOURCES.items():
+        module.cache[filename] = (len(text), None, text.splitlines(True), filename)
+
+
+class _AfterImport:
+    """A meta-path finder that runs a callback once a module has been imported.
+
+    The sources reach ``linecache`` and the network guard is installed only if and
+    when the code (or the harness's error path) imports ``linecache`` or ``socket``.
+    """
+
+    def __init__(self) -> None:
+        self.callbacks: dict[str, Callable[[Any], None]] = {}
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> Any:
+        callback = self.callbacks.pop(name, None)
+        if callback is None:
+            return None
+        if not self.callbacks:
+            sys.meta_path.remove(self)
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            spec = find(name, path, target) if find and finder is not self else None
+            if spec is not None and spec.loader is not None:
+                spec.loader = _ThenLoader(spec.loader, callback)
+                return spec
+        return None
+
+
+class _ThenLoader:
+    def __init__(self, real: Any, callback: Callable[[Any], None]) -> None:
+        self.real = real
+        self.callback = callback
+
+    def create_module(self, spec: Any) -> Any:
+        return self.real.create_module(spec)
+
+    def exec_module(self, module: Any) -> None:
+        self.real.exec_module(module)
+        self.callback(module)
+
+
+_HOOK = _AfterImport()
+
+
+def _import_socket(_module: Any) -> None:
+    import socket  # noqa: F401  (its own hook installs the guard)
+
+
+def _guard_network() -> None:
+    """Install the guard now if sockets are loaded, else when they first are."""
+    if "socket" in sys.modules or "_socket" in sys.modules:
+        _install_guard()
+        return
+    _HOOK.callbacks["socket"] = lambda _module: _install_guard()
+    _HOOK.callbacks["_socket"] = _import_socket
+
+
 def _register(source: str, filename: str) -> None:
-    lines = source.splitlines(keepends=True)
-    linecache.cache[filename] = (len(source), None, lines, filename)
+    _SOURCES[filename] = source
+    loaded = sys.modules.get("linecache")
+    if loaded is not None:
+        _fill_linecache(loaded)
 
 
-def _module(name: str, filename: str) -> types.ModuleType:
-    module = types.ModuleType(name)
+def _module(name: str, filename: str) -> ModuleType:
+    module = type(sys)(name)
     module.__file__ = filename
     sys.modules[name] = module
     return module
@@ -149,7 +226,7 @@ def _exec(source: str, filename: str, namespace: dict[str, Any]) -> None:
     exec(compile(source, filename, "exec", dont_inherit=True), namespace)
 
 
-def _user_traceback(exc: BaseException) -> types.TracebackType | None:
+def _user_traceback(exc: BaseException) -> TracebackType | None:
     """The traceback without the harness's own leading frames."""
     tb = exc.__traceback__
     while tb is not None and tb.tb_frame.f_code.co_filename == _HARNESS_FILE:
@@ -159,6 +236,8 @@ def _user_traceback(exc: BaseException) -> types.TracebackType | None:
 
 def _print_exception(exc: BaseException) -> None:
     try:
+        import traceback
+
         lines = traceback.format_exception(type(exc), exc, _user_traceback(exc))
         sys.stderr.write("".join(lines))
         sys.stderr.flush()
@@ -169,11 +248,12 @@ def _print_exception(exc: BaseException) -> None:
 def _where(exc: BaseException) -> str:
     if isinstance(exc, SyntaxError):
         return f"{exc.filename}, line {exc.lineno}"
-    frames = traceback.extract_tb(_user_traceback(exc))
-    if not frames:
+    tb = _user_traceback(exc)
+    if tb is None:
         return ""
-    last = frames[-1]
-    return f"{last.filename}, line {last.lineno}"
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return f"{tb.tb_frame.f_code.co_filename}, line {tb.tb_lineno}"
 
 
 def _describe(exc: BaseException) -> str:
@@ -231,24 +311,39 @@ def _run_script(job: dict[str, Any], reporter: _Reporter) -> None:
     _flush()  # then the interpreter shuts down as usual: threads joined, atexit run
 
 
-def _test_statements(job: dict[str, Any]) -> tuple[str, list[ast.stmt]]:
+_ONLY_AST = 0x400  # ast.PyCF_ONLY_AST, without importing ast
+
+
+def _test_statements(job: dict[str, Any]) -> tuple[str, type, list[Any]]:
+    """The tests' text, the AST ``Module`` type and the top-level statements."""
     tests = job["tests"]
     text = tests if isinstance(tests, str) else "\n".join(tests)
     _register(text, "tests.py")
-    tree = ast.parse(text, "tests.py")
-    return text, tree.body
+    tree = compile(text, "tests.py", "exec", _ONLY_AST, dont_inherit=True)
+    return text, type(tree), list(tree.body)
+
+
+def _segment(text: str, node: Any) -> str:
+    """The source of ``node`` (what ``ast.get_source_segment`` gives; offsets in UTF-8)."""
+    lines = text.splitlines(True)[node.lineno - 1 : node.end_lineno]
+    if not lines:
+        return ""
+    encoded = [line.encode("utf-8") for line in lines]
+    encoded[-1] = encoded[-1][: node.end_col_offset]
+    encoded[0] = encoded[0][node.col_offset :]
+    return b"".join(encoded).decode("utf-8", "replace")
 
 
 def _run_asserts(job: dict[str, Any], reporter: _Reporter) -> None:
     module = _module("solution", "solution.py")
     namespace = module.__dict__
     try:
-        text, statements = _test_statements(job)
+        text, module_type, statements = _test_statements(job)
     except SyntaxError as exc:
         reporter.outcome("crash", "harness: the tests do not parse: " + _describe(exc))
         _finish(1)
     phase = "setup"
-    statement: ast.stmt | None = None
+    statement: Any = None
     try:
         if job["setup"]:
             _exec(job["setup"], "setup.py", namespace)
@@ -256,7 +351,7 @@ def _run_asserts(job: dict[str, Any], reporter: _Reporter) -> None:
         _exec(job["code"], "solution.py", namespace)
         phase = "tests"
         for statement in statements:
-            unit = ast.Module(body=[statement], type_ignores=[])
+            unit = module_type(body=[statement], type_ignores=[])
             exec(compile(unit, "tests.py", "exec", dont_inherit=True), namespace)
     except SystemExit as exc:
         reporter.outcome("crash", f"SystemExit({exc.code!r}) in the {phase} before the tests ended")
@@ -265,7 +360,7 @@ def _run_asserts(job: dict[str, Any], reporter: _Reporter) -> None:
         _print_exception(exc)
         during = ""
         if phase == "tests" and statement is not None:
-            segment = ast.get_source_segment(text, statement) or ""
+            segment = _segment(text, statement)
             during = f"{_one_line(segment, 200)} (tests.py, line {statement.lineno})"
         if isinstance(exc, AssertionError) and phase == "tests":
             message = str(exc)
@@ -343,19 +438,39 @@ def _run_unittest(job: dict[str, Any], reporter: _Reporter) -> None:
     _finish(0)
 
 
-def main() -> None:
-    """Entry point (``python -s -c <source> <job fd> <result fd>``)."""
-    job_fd, result_fd = int(sys.argv[1]), int(sys.argv[2])
+def _confine(job: dict[str, Any]) -> None:
+    """Set the rlimits (never above the current hard limits), then drop to the uid."""
+    import resource
+
+    for which, soft, hard in job.get("rlimits", ()):
+        _, current = resource.getrlimit(which)
+        if current != resource.RLIM_INFINITY:
+            hard = min(hard, current)
+        resource.setrlimit(which, (min(soft, hard), hard))
+    uid = job.get("uid")
+    if uid is not None:
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
+
+
+def main(job: dict[str, Any], result_fd: int) -> None:
+    """Run ``job``, reporting on ``result_fd`` (called by the evaluator's bootstrap)."""
+    try:
+        _confine(job)
+    except Exception as exc:
+        _Reporter(result_fd).outcome("crash", "harness: cannot confine the run: " + repr(exc))
+        _finish(1)
     if os.getpid() == 1:
         worker = os.fork()
         if worker:
-            _init(worker, result_fd, job_fd)
+            _init(worker, result_fd)
     reporter = _Reporter(result_fd)
+    _HOOK.callbacks["linecache"] = _fill_linecache
+    sys.meta_path.insert(0, _HOOK)
     try:
-        with os.fdopen(job_fd, "rb") as handle:
-            job: dict[str, Any] = json.loads(handle.read().decode("utf-8"))
         if job.get("guard"):
-            _install_guard()
+            _guard_network()
         sys.argv = [job.get("argv0", "main.py")]
         sys.dont_write_bytecode = True
         if sys.path[:1] != [""]:
@@ -363,10 +478,6 @@ def main() -> None:
         run = {"script": _run_script, "asserts": _run_asserts, "unittest": _run_unittest}
         runner = run[job["mode"]]
     except Exception as exc:
-        reporter.outcome("crash", "harness: cannot read the job: " + _describe(exc))
+        reporter.outcome("crash", "harness: bad job: " + _describe(exc))
         _finish(1)
     runner(job, reporter)
-
-
-if __name__ == "__main__":
-    main()
