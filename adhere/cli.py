@@ -401,19 +401,28 @@ def score(
     is_flag=True,
     help="Send the feedback as one more user turn instead of appending it to the first query.",
 )
+@click.option(
+    "--control",
+    is_flag=True,
+    help="Re-run the same trials without feedback (chance alone; default out RUN-rerun).",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def feedback(run_ref: str, out: Path | None, append_turn: bool, quiet: bool) -> None:
+def feedback(run_ref: str, out: Path | None, append_turn: bool, control: bool, quiet: bool) -> None:
     """Feed each trial's failed checks back to the agent, run it again, report ΔISR / ΔCSR.
 
     RUN is a rollout's artifact directory. Trials with no failed check are carried
     over unchanged. Resumable: run the same command again to continue.
     """
+    from adhere.judging._feedback import Placement
     from adhere.runner._console import RichProgress
     from adhere.runner._feedback import plan_feedback
     from adhere.runner._feedback_report import feedback_report, rich_tables, write_markdown
     from adhere.runner._feedback_run import run_feedback
 
-    plan = plan_feedback(run_ref, out=out, placement="new-turn" if append_turn else "append")
+    if control and append_turn:
+        raise click.UsageError("--control and --append-turn exclude each other")
+    placement: Placement = "none" if control else "new-turn" if append_turn else "append"
+    plan = plan_feedback(run_ref, out=out, placement=placement)
     err_console.print(
         f"feedback on [bold]{plan.source.rollout}[/]: {len(plan.corrected)} trials with failed "
         f"checks run again, {len(plan.carried)} carried over → {plan.target.uri}",

@@ -32,7 +32,8 @@ reason line is left out when the verdict gives no reasoning, and reasons longer 
 (a blank line between), ``prepend`` puts it before, and ``new-turn`` adds it as one
 more user turn after the last one: the agent then sees its own re-run turns and the
 feedback within the same conversation, and the checks still judge the whole
-conversation.
+conversation. ``none`` leaves the instance as it is: a control run that repeats the
+same trials without feedback, measuring how much they change by chance alone.
 """
 
 from __future__ import annotations
@@ -85,8 +86,8 @@ SOURCE_LABELS: dict[Source, str] = {
 }
 """How each instruction source is named in the block."""
 
-Placement = Literal["append", "prepend", "new-turn"]
-PLACEMENTS: tuple[Placement, ...] = ("append", "prepend", "new-turn")
+Placement = Literal["append", "prepend", "new-turn", "none"]
+PLACEMENTS: tuple[Placement, ...] = ("append", "prepend", "new-turn", "none")
 
 _BLOCK = re.compile(rf"<{FEEDBACK_TAG}>\n?(.*?)\n?</{FEEDBACK_TAG}>", re.DOTALL)
 _ITEM = re.compile(
@@ -177,10 +178,10 @@ def inject_feedback(
 ) -> Instance:
     """A copy of ``instance`` whose user turns carry ``feedback`` (see the module docstring).
 
-    The id, checks and everything else stay the same; an empty ``feedback`` returns
-    the instance unchanged.
+    The id, checks and everything else stay the same; an empty ``feedback`` or the
+    placement ``none`` returns the instance unchanged.
     """
-    if not feedback:
+    if not feedback or placement == "none":
         return instance
     turns = list(instance.turns)
     if placement == "append":

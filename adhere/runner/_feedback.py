@@ -14,16 +14,20 @@ For every finished trial of the stored rollout ``RUN`` (its artifact directory):
   would only add run-to-run noise; carrying it keeps ΔISR / ΔCSR over exactly the
   same trials as the original run.
 
+With ``placement="none"`` the same trials run again *without* feedback: a control
+that measures how much re-running the failed trials changes them by chance (a
+sampling model, a noisy judge; re-running only failures regresses to the mean).
+
 The corrected run is a rollout of its own (default: ``<RUN>-feedback`` beside RUN,
-``<RUN>-feedback-turn`` for new-turn feedback). Its trials keep RUN's model,
-scaffold, instance id and repeat, so ``trials/<model>/<scaffold>/<instance>/r<n>/``
-mirrors RUN and the reports line up; trial ids are the usual stable hashes under the
-new rollout name. Its snapshot (``rollout.yaml``) is RUN's, renamed, with
-``spec.baseline`` set to RUN and the annotations ``adhere.dev/feedback-of`` and
-``adhere.dev/feedback-placement``; ``instances.jsonl`` holds RUN's instances (the
-checks are the same), and each trial's ``feedback.json`` records what was fed back:
-the failed check ids, the block, and the user turns as sent (``corrected: false``
-for a carried trial).
+``<RUN>-feedback-turn`` for new-turn feedback, ``<RUN>-rerun`` for the control). Its
+trials keep RUN's model, scaffold, instance id and repeat, so
+``trials/<model>/<scaffold>/<instance>/r<n>/`` mirrors RUN and the reports line up;
+trial ids are the usual stable hashes under the new rollout name. Its snapshot
+(``rollout.yaml``) is RUN's, renamed, with ``spec.baseline`` set to RUN and the
+annotations ``adhere.dev/feedback-of`` and ``adhere.dev/feedback-placement``;
+``instances.jsonl`` holds RUN's instances (the checks are the same), and each trial's
+``feedback.json`` records what was fed back: the failed check ids, the block, and the
+user turns as sent (``corrected: false`` for a carried trial).
 
 Re-invoking continues: finished corrected trials are skipped, unfinished or failed
 ones run (again), carried trials are copied again. A corrected trial whose feedback
@@ -72,6 +76,7 @@ _SUFFIX: Mapping[Placement, str] = {
     "append": "feedback",
     "prepend": "feedback-prepend",
     "new-turn": "feedback-turn",
+    "none": "rerun",
 }
 
 

@@ -176,6 +176,7 @@ def _notes(report: FeedbackReport, pairs: list[PairedTrial], missing: int) -> li
         "append": "appended to the first user query",
         "prepend": "put before the first user query",
         "new-turn": "sent as one more user turn after the last one",
+        "none": "not sent (a control run: the same trials again, without feedback)",
     }.get(report.placement, report.placement)
     notes = [
         f"Feedback (the failed checks of each trial) was {where}; {len(pairs) - carried} "

@@ -185,6 +185,18 @@ async def test_feedback_fixes_the_named_violations_and_resumes(tmp_path: Path) -
         if item.trial.model == "careless" and item.trial.instance == "sp-no-emoji-brief":
             assert verdicts_by_check(turn.target, item.trial)["SP_no_emoji"] == "fail"
 
+    # the control: the same trials again without feedback; the violations stay
+    control = plan_feedback(tmp_path / "runs" / "fb", placement="none")
+    assert control.target.rollout == "fb-rerun"
+    await run_feedback(control)
+    for item in control.corrected:
+        record = control.target.read_json(item.trial, FEEDBACK_FILE)
+        assert record["turns"] == plan.instances[item.trial.instance].turns
+        if item.trial.model == "careless" and item.trial.instance in FIXED:
+            after = verdicts_by_check(control.target, item.trial)
+            assert all(after[c] == "fail" for c in FIXED[item.trial.instance])
+    assert feedback_report(source, control.target).notes[0].startswith("Feedback (the failed")
+
 
 def test_cli_feedback_rejects_a_foreign_directory(tmp_path: Path) -> None:
     run = tmp_path / "runs" / "x"

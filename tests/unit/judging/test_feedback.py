@@ -113,6 +113,10 @@ def test_placements(placement, expected) -> None:
     assert inject_feedback(original, "", placement=placement) is original
 
 
+def test_the_control_placement_sends_nothing() -> None:
+    assert inject_feedback(instance(), "BLOCK", placement="none") == instance()
+
+
 def test_reading_the_block_back() -> None:
     block = render_feedback(feedback_items(instance(), VERDICTS))
     text = inject_feedback(instance(), block).turns[0]
