@@ -85,6 +85,7 @@ _BUILTIN: Mapping[str, str] = {
     "guidebench": "adhere.suites.guidebench",
     "octobench": "adhere.suites.octobench",
     "pacific": "adhere.suites.pacific",
+    "vericode": "adhere.suites.vericode",
 }
 _REGISTRY: dict[str, Callable[[], Suite]] = {}
 

@@ -1,0 +1,131 @@
+"""Code extraction and the three custom checks (doc_4, doc_5, doc_6). Pure.
+
+Extraction rule: the content of the first complete fenced block (```` ``` ```` with
+an optional language tag, closed by ```` ``` ````), else the whole reply. An
+unclosed fence is not a block.
+
+- ``bare_code`` (doc_4): the whole reply, stripped, is non-empty and parses as Python
+  (so prose and fences fail).
+- ``no_comments`` (doc_5): the extracted code parses and holds no comment token and
+  no docstring (a string expression first in a module, class or function body).
+- ``python_json`` (doc_6): the reply is exactly two fenced blocks — the first tagged
+  ``python`` (or ``py``), the second ``json`` — with nothing but whitespace around
+  them, and the JSON block parses.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import re
+import tokenize
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["CUSTOM_CHECKS", "CheckResult", "Fence", "extract_code", "fences"]
+
+_FENCE = re.compile(r"```[ \t]*([^\n`]*)\n(.*?)```", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Fence:
+    """A fenced block: its language tag (lower case, may be empty), body and span."""
+
+    lang: str
+    body: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The outcome of a custom check, with a one-line reason."""
+
+    passed: bool
+    reason: str
+
+
+def fences(reply: str) -> list[Fence]:
+    """The complete fenced blocks of a reply, in order."""
+    return [
+        Fence(m.group(1).strip().lower(), m.group(2), m.start(), m.end())
+        for m in _FENCE.finditer(reply)
+    ]
+
+
+def extract_code(reply: str) -> str:
+    """The code of a reply: the first fenced block's body, else the whole reply."""
+    match = _FENCE.search(reply)
+    return match.group(2) if match else reply
+
+
+def _parses(code: str) -> str | None:
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError) as exc:
+        return f"does not parse as Python: {exc}"
+    return None
+
+
+def bare_code(reply: str) -> CheckResult:
+    """doc_4: the whole reply is Python code."""
+    if not reply.strip():
+        return CheckResult(False, "the reply is empty")
+    problem = _parses(reply)
+    if problem is not None:
+        return CheckResult(False, f"the whole reply {problem}")
+    return CheckResult(True, "the whole reply parses as Python")
+
+
+def no_comments(code: str) -> CheckResult:
+    """doc_5: no comments and no docstrings in the extracted code."""
+    problem = _parses(code)
+    if problem is not None:
+        return CheckResult(False, f"the code {problem}")
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError) as exc:
+        return CheckResult(False, f"the code cannot be tokenized: {exc}")
+    comments = [t for t in tokens if t.type == tokenize.COMMENT]
+    if comments:
+        return CheckResult(False, f"comment on line {comments[0].start[0]}")
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            first = body[0] if body else None
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
+                return CheckResult(False, f"docstring on line {first.lineno}")
+    return CheckResult(True, "no comments or docstrings")
+
+
+def python_json(reply: str) -> CheckResult:
+    """doc_6: exactly a python block then a json block, nothing else; the JSON parses."""
+    found = fences(reply)
+    if len(found) != 2:
+        return CheckResult(False, f"expected 2 fenced blocks, found {len(found)}")
+    code, data = found
+    if code.lang not in ("python", "py") or data.lang != "json":
+        return CheckResult(
+            False, f"expected a python block then a json block, got {code.lang!r}, {data.lang!r}"
+        )
+    outside = reply[: code.start] + reply[code.end : data.start] + reply[data.end :]
+    if outside.strip():
+        return CheckResult(False, "text outside the two blocks")
+    try:
+        json.loads(data.body)
+    except json.JSONDecodeError as exc:
+        return CheckResult(False, f"the JSON block does not parse: {exc}")
+    return CheckResult(True, "one python block, then one json block that parses")
+
+
+CUSTOM_CHECKS: dict[str, Callable[[str], CheckResult]] = {
+    "bare_code": bare_code,
+    "no_comments": no_comments,
+    "python_json": python_json,
+}
+"""Custom check name → function (applied to the reply or the extracted code)."""
