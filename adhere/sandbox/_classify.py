@@ -67,6 +67,7 @@ def classify(
     records: Sequence[dict[str, Any]],
     cpu_limit: int,
     stderr: str = "",
+    seconds: float = 0.0,
 ) -> Decision:
     """Decide how a run ended.
 
@@ -80,6 +81,8 @@ def classify(
         cpu_limit: The CPU limit in seconds (a SIGKILL after that much CPU time is
             the hard CPU limit, not a crash).
         stderr: Captured stderr; its last line explains an exit without an outcome.
+        seconds: Wall-clock seconds of the run: without the init's CPU figure, a
+            SIGKILL after more than the hard CPU limit is taken for that limit.
     """
     if timed_out:
         return Decision(
@@ -99,6 +102,10 @@ def classify(
             return Decision("timeout", f"CPU limit of {cpu_limit} s exceeded ({name})")
         if sig == signal.SIGKILL and isinstance(cpu, int | float) and cpu >= cpu_limit:
             return Decision("timeout", f"CPU hard limit of {cpu_limit + 1} s exceeded ({name})")
+        if sig == signal.SIGKILL and cpu is None and seconds >= cpu_limit + 1:
+            return Decision(
+                "timeout", f"killed by {name} after {seconds:.1f} s, most likely the CPU hard limit"
+            )
         if sig == signal.SIGXFSZ:
             return Decision("crash", f"killed by {name} (file size limit exceeded)")
         return Decision("crash", f"killed by {name}")

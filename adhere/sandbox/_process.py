@@ -370,6 +370,7 @@ async def _execute_in(
         records=records,
         cpu_limit=limits.cpu_seconds,
         stderr=stderr,
+        seconds=seconds,
     )
     return RunResult(
         status=decision.status,

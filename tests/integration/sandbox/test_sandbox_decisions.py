@@ -58,7 +58,7 @@ def test_resolve_isolation(monkeypatch):
     assert resolve_isolation(Limits(), netns_available=True) == "guard"
 
 
-def decide(mode="asserts", *, returncode=0, records=(), timed_out=False, stderr=""):
+def decide(mode="asserts", *, returncode=0, records=(), timed_out=False, stderr="", seconds=0.1):
     decision = classify(
         mode,
         timed_out=timed_out,
@@ -67,6 +67,7 @@ def decide(mode="asserts", *, returncode=0, records=(), timed_out=False, stderr=
         records=list(records),
         cpu_limit=5,
         stderr=stderr,
+        seconds=seconds,
     )
     return decision.status, decision.detail
 
@@ -92,6 +93,9 @@ def test_decisions():
     assert decide(returncode=137, records=init)[0] == "timeout"
     init = [{"signal": int(signal.SIGKILL), "cpu": 0.1}]
     assert decide(returncode=137, records=init) == ("crash", "killed by SIGKILL")
+    # without an init (guard mode), a SIGKILL after the hard CPU limit's worth of time
+    assert decide(returncode=-9, seconds=6.5)[0] == "timeout"
+    assert decide(returncode=-9, seconds=1.0) == ("crash", "killed by SIGKILL")
     assert parse_records(b"status\tfail\tx\nnonsense\nsignal\tnine\t1\nexit\t3\t0.5\n") == [
         {"status": "fail", "detail": "x"},
         {"exit": 3, "cpu": 0.5},

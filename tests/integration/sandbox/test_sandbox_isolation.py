@@ -54,6 +54,13 @@ async def test_cpu_limit_is_a_timeout():
     assert result.seconds < 10
 
 
+async def test_ignoring_sigxcpu_meets_the_hard_cpu_limit(netns):
+    code = "import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\nwhile True:\n    pass\n"
+    result = await run_python(code, limits=Limits(timeout=20, cpu=1))
+    assert result.status == "timeout", result
+    assert "SIGKILL" in result.detail
+
+
 async def test_memory_bomb_is_a_crash_not_the_evaluators_death():
     big = await run_python("x = bytearray(2 * 1024 ** 3)", limits=Limits(memory_mb=256))
     assert big.status == "crash" and big.detail.startswith("MemoryError"), big
