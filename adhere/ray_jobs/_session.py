@@ -51,9 +51,10 @@ def ray_session(address: str | None = None) -> Iterator[None]:
             ray.init(include_dashboard=False, logging_level=logging.WARNING)
         else:
             ray.init(address=address, logging_level=logging.WARNING)
-    except (ConnectionError, RuntimeError, ValueError) as exc:
-        where = "a local Ray" if local else f"the Ray cluster at {address}"
-        raise ClusterError(f"cannot start or reach {where}: {exc}") from exc
+    except Exception as exc:  # noqa: BLE001 - Ray raises a bare Exception on startup timeouts
+        ray.shutdown()  # stops whatever part of a local Ray did start
+        where = "start a local Ray" if local else f"reach the Ray cluster at {address}"
+        raise ClusterError(f"cannot {where}: {exc}") from exc
     log.info("connected to Ray (%s)", "local" if local else address)
     try:
         yield
