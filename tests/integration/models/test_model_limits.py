@@ -56,3 +56,28 @@ async def test_requests_per_second_spaces_calls(server, make_endpoint):
         await client.aclose()
     # Five calls at 20/s: the last may start 4 × 50 ms after the first.
     assert time.monotonic() - began >= 0.19
+
+
+async def test_a_client_paced_below_the_server_limit_gets_no_429(server, make_endpoint):
+    # The server's bucket holds one second's worth; drain it first, so that only
+    # the client's pacing can keep it from answering 429.
+    model = "script:hello,rps=40"
+    drain = open_client(make_endpoint(server.url, model=model, limits=Limits(max_retries=0)))
+    try:
+        outcomes = await asyncio.gather(
+            *(drain.complete(request) for request in requests(60)), return_exceptions=True
+        )
+    finally:
+        await drain.aclose()
+    assert any(isinstance(outcome, Exception) for outcome in outcomes)
+    await asyncio.sleep(0.5)  # the bucket refills to half
+    limits = Limits(concurrency=16, requests_per_second=40 * 0.98, max_retries=0)
+    records = []
+    client = open_client(
+        make_endpoint(server.url, model=model, limits=limits), on_call=records.append
+    )
+    try:
+        await asyncio.gather(*(client.complete(request) for request in requests(40)))
+    finally:
+        await client.aclose()
+    assert [record.status for record in records] == [200] * 40
