@@ -10,7 +10,7 @@ evidence=…)``; :func:`gather_evidence` runs the requests here, at the edge:
   across every trial being scored;
 - :class:`~adhere.spec.RuffRun` → the registered Ruff executor
   (:func:`set_ruff_executor`), which may batch requests from many trials into one
-  Ruff process.
+  Ruff process; by default :func:`adhere.runner._ruff_batch.batched_ruff`.
 
 A request that cannot be carried out becomes ``error`` evidence naming the reason,
 which the suite turns into ``error`` verdicts — never a pass.
@@ -22,6 +22,7 @@ import asyncio
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
+from adhere.runner._ruff_batch import batched_ruff
 from adhere.sandbox import Limits, RunResult, run_asserts, run_io, run_python, run_unittest
 from adhere.sandbox import summarize as summarize_runs
 from adhere.spec import Evidence, EvidenceRequest, Instance, RuffRun, SandboxRun, Trajectory
@@ -39,14 +40,18 @@ RuffExecutor = Callable[[Sequence[RuffRun]], Awaitable[Mapping[str, Evidence]]]
 """Checks Ruff requests (possibly batched with other trials'); evidence by request id."""
 
 _OUTPUT_KEPT = 4000
-_ruff_executor: RuffExecutor | None = None
+_ruff_executor: RuffExecutor | None = batched_ruff
 _sandbox_slots: dict[int, asyncio.Semaphore] = {}
 
 
-def set_ruff_executor(executor: RuffExecutor | None) -> None:
-    """Register the executor of :class:`RuffRun` requests (``None`` removes it)."""
+def set_ruff_executor(executor: RuffExecutor | None) -> RuffExecutor | None:
+    """Register the executor of :class:`RuffRun` requests (``None`` removes it).
+
+    Returns the executor it replaces, so a caller can put it back.
+    """
     global _ruff_executor
-    _ruff_executor = executor
+    previous, _ruff_executor = _ruff_executor, executor
+    return previous
 
 
 def wants_evidence(suite: Suite) -> bool:

@@ -62,7 +62,11 @@ def trajectory(code=CODE):
 
 
 def test_sandbox_and_missing_ruff_executor():
-    found = asyncio.run(gather_evidence(ToySuite(), instance(), trajectory()))
+    previous = set_ruff_executor(None)
+    try:
+        found = asyncio.run(gather_evidence(ToySuite(), instance(), trajectory()))
+    finally:
+        set_ruff_executor(previous)
     assert found["tests"].status == "pass" and found["tests"].data["isolation"] in (
         "netns",
         "guard",
@@ -81,12 +85,12 @@ def test_failing_code_and_a_registered_ruff_executor():
         seen.extend(r.id for r in requests)
         return {r.id: Evidence(id=r.id, status="fail", detail="E999") for r in requests}
 
-    set_ruff_executor(executor)
+    previous = set_ruff_executor(executor)
     try:
         bad = "def add(a, b):\n    return a - b\n"
         found = asyncio.run(gather_evidence(ToySuite(), instance(), trajectory(bad)))
     finally:
-        set_ruff_executor(None)
+        set_ruff_executor(previous)
     assert seen == ["lint"] and found["lint"].status == "fail"
     assert found["tests"].status == "fail" and "add(1, 2) == 3" in found["tests"].detail
 

@@ -138,8 +138,9 @@ def violation(instruction_id: str, params: Mapping[str, ParamValue]) -> str:
         return 'def _identity(value):\n    """Return the value unchanged."""\n    return value\n'
     if instruction_id == "doc_2":
         limit = n(params, "line_length", 72)
-        doc = "Return the value " + "unchanged " * limit
-        return _helper("_same", doc[: limit + 1].rstrip() + ".", "return value")
+        words = ("Return the value " + "unchanged " * limit)[: limit - 10].rstrip()
+        doc = words + "s" * (limit - 10 - len(words)) + "."  # its line: one past the limit
+        return _helper("_same", doc, "return value")
     if instruction_id == "doc_3":
         return "def helper_value() -> int:\n    return 1\n"
     if instruction_id == "doc_5":

@@ -1,0 +1,365 @@
+"""Batched Ruff: many :class:`~adhere.spec.RuffRun` requests, few Ruff processes.
+
+Requests from every trial being scored are collected for a few milliseconds (or until
+``max_batch``) and checked together (:class:`RuffBatcher`, the default executor of
+:mod:`adhere.runner._evidence`):
+
+1. **Run groups.** Requests go into groups that one ``ruff check`` can serve: the same
+   ``preview`` flag, and settings that agree. Settings of different requests merge
+   when no request's rules are affected by a setting it did not ask for — e.g.
+   ``max-branches = 2`` (PLR0912) and ``max-statements = 6`` (PLR0915) share a run,
+   but ``line-length = 79`` (E501) cannot join a request selecting ``E`` at the default
+   length. :data:`SETTING_RULES` says which rules each known setting changes; an
+   unknown setting only joins requests with the same value.
+2. **One process per group.** Each distinct code text is written once to its own file
+   in a temporary directory; one ``ruff check --isolated --output-format json`` runs
+   with the union of the group's selectors, ``--preview`` when the group needs it and
+   its settings as ``--config`` overrides (through
+   :func:`adhere.judging.verifiers._ruff.run_ruff`).
+3. **Mapping back.** Diagnostics come back by file; each request keeps those of its
+   file whose code its own selectors select (``E`` selects ``E501`` but not ``EM101``;
+   ``PL`` selects ``PLR…``), plus syntax errors, which fail every request on that
+   file (unparsable code fails). No diagnostic: ``pass``; some: ``fail``.
+
+A group whose Ruff run fails (a bad selector or setting in one request) is retried as
+one run per distinct (selectors, settings); requests still failing get ``error``
+evidence naming Ruff's message — never a pass.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import subprocess
+import weakref
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from adhere.judging.verifiers._ruff import Diagnostic, RuffOptions, run_ruff, toml_setting
+from adhere.spec import Evidence, RuffRun
+
+__all__ = [
+    "SETTING_RULES",
+    "BatchSettings",
+    "RuffBatcher",
+    "batched_ruff",
+    "check_requests",
+    "check_one_by_one",
+    "flatten_config",
+    "plan_groups",
+    "selector_matches",
+]
+
+SETTING_RULES: Mapping[str, tuple[str, ...]] = {
+    "line-length": ("E501", "W505"),
+    "lint.pycodestyle.max-line-length": ("E501",),
+    "lint.pycodestyle.max-doc-length": ("W505",),
+    "lint.pylint.max-branches": ("PLR0912",),
+    "lint.pylint.max-statements": ("PLR0915",),
+    "lint.pylint.max-locals": ("PLR0914",),
+    "lint.pylint.max-nested-blocks": ("PLR1702",),
+    "lint.pylint.max-bool-expr": ("PLR0916",),
+    "lint.pylint.max-args": ("PLR0913", "PLR0917"),
+    "lint.pylint.max-returns": ("PLR0911",),
+    "lint.mccabe.max-complexity": ("C901",),
+    "lint.pydocstyle.convention": ("D",),
+}
+"""Which rules a setting changes (``line-length`` is W505's fallback too)."""
+
+_CODE = re.compile(r"^([A-Z]+)(\d*)$")
+_KEPT = 20
+_PYLINT = ("PLC", "PLE", "PLR", "PLW")
+
+
+def selector_matches(selector: str, code: str) -> bool:
+    """Whether a Ruff selector (``E``, ``PLR09``, ``C90``, ``PL``) selects a rule code.
+
+    Selectors are a linter prefix plus a code prefix: ``E`` selects ``E501`` (not
+    ``EM101``), ``C`` selects ``C901`` and ``C401``, ``PL`` selects every pylint rule.
+    ``ALL`` selects everything.
+    """
+    if selector == "ALL":
+        return True
+    sel, rule = _CODE.match(selector), _CODE.match(code)
+    if sel is None or rule is None:
+        return selector == code
+    alpha, digits = sel.groups()
+    if alpha == "PL" and not digits:
+        return rule.group(1) in _PYLINT
+    return rule.group(1) == alpha and rule.group(2).startswith(digits)
+
+
+def _overlap(first: Iterable[str], second: Iterable[str]) -> bool:
+    seconds = list(second)
+    return any(
+        selector_matches(a, b) or selector_matches(b, a) or "*" in (a, b)
+        for a in first
+        for b in seconds
+    )
+
+
+def flatten_config(config: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"lint": {"pylint": {"max-branches": 2}}}`` → ``{"lint.pylint.max-branches": 2}``."""
+    out: dict[str, Any] = {}
+    for key, value in config.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            out.update(flatten_config(value, dotted + "."))
+        else:
+            out[dotted] = value
+    return out
+
+
+def _frozen(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+@dataclass
+class _Group:
+    preview: bool
+    settings: dict[str, Any] = field(default_factory=dict)
+    selectors: set[str] = field(default_factory=set)
+    members: list[int] = field(default_factory=list)
+
+    def accepts(self, settings: Mapping[str, Any], selectors: Sequence[str]) -> bool:
+        for key in set(settings) | set(self.settings):
+            mine, theirs = key in self.settings, key in settings
+            if mine and theirs:
+                if _frozen(self.settings[key]) != _frozen(settings[key]):
+                    return False
+                continue
+            affected = SETTING_RULES.get(key, ("*",))
+            others = self.selectors if theirs else selectors
+            if _overlap(affected, others):
+                return False
+        return True
+
+
+def plan_groups(requests: Sequence[RuffRun]) -> list[tuple[bool, dict[str, Any], list[int]]]:
+    """Run groups as (preview, settings, request indices), merging compatible settings."""
+    groups: list[_Group] = []
+    for index, request in enumerate(requests):
+        settings = flatten_config(request.config)
+        group = next(
+            (
+                g
+                for g in groups
+                if g.preview == request.preview and g.accepts(settings, request.select)
+            ),
+            None,
+        )
+        if group is None:
+            group = _Group(preview=request.preview)
+            groups.append(group)
+        group.settings.update(settings)
+        group.selectors.update(request.select)
+        group.members.append(index)
+    return [(g.preview, g.settings, g.members) for g in groups]
+
+
+def _evidence(request: RuffRun, found: list[Diagnostic]) -> Evidence:
+    mine = [
+        d
+        for d in found
+        if d.code == "syntax-error" or any(selector_matches(s, d.code) for s in request.select)
+    ]
+    data: dict[str, Any] = {
+        "diagnostics": [
+            {"code": d.code, "line": d.line, "column": d.column, "message": d.message}
+            for d in mine[:_KEPT]
+        ],
+        "count": len(mine),
+    }
+    if not mine:
+        return Evidence(id=request.id, status="pass", detail="no Ruff diagnostics", data=data)
+    first = mine[0]
+    return Evidence(
+        id=request.id,
+        status="fail",
+        detail=f"{len(mine)} Ruff diagnostic(s); first: {first.code} line {first.line}: "
+        f"{first.message}",
+        data=data,
+    )
+
+
+RuffRunner = Callable[[Mapping[str, str], RuffOptions], list[Diagnostic]]
+
+
+def _run_group(
+    requests: Sequence[RuffRun],
+    preview: bool,
+    settings: Mapping[str, Any],
+    runner: RuffRunner,
+    timeout: float,
+) -> list[Evidence]:
+    names: dict[str, str] = {}
+    for request in requests:
+        names.setdefault(request.code, f"r{len(names)}.py")
+    files = {name: code for code, name in names.items()}
+    options = RuffOptions(
+        select=tuple(sorted({s for r in requests for s in r.select})),
+        preview=preview,
+        config=tuple(toml_setting(k, v) for k, v in sorted(settings.items())),
+        timeout=timeout,
+    )
+    by_path: dict[str, list[Diagnostic]] = {}
+    for diagnostic in runner(files, options):
+        by_path.setdefault(diagnostic.path, []).append(diagnostic)
+    return [_evidence(r, by_path.get(names[r.code], [])) for r in requests]
+
+
+def _errors(requests: Sequence[RuffRun], exc: BaseException) -> list[Evidence]:
+    reason = str(exc) or type(exc).__name__
+    if isinstance(exc, subprocess.TimeoutExpired):
+        reason = f"Ruff timed out after {exc.timeout:.0f}s"
+    return [Evidence(id=r.id, status="error", detail=f"ruff: {reason}") for r in requests]
+
+
+_FAILURES = (RuntimeError, OSError, ValueError, subprocess.TimeoutExpired)
+
+
+def check_requests(
+    requests: Sequence[RuffRun], *, runner: RuffRunner = run_ruff, timeout: float = 120.0
+) -> list[Evidence]:
+    """Check requests with one Ruff process per run group; evidence in request order."""
+    out: list[Evidence | None] = [None] * len(requests)
+    for preview, settings, members in plan_groups(requests):
+        mine = [requests[i] for i in members]
+        try:
+            found = _run_group(mine, preview, settings, runner, timeout)
+        except _FAILURES:
+            found = _retry_apart(mine, runner, timeout)
+        for index, evidence in zip(members, found, strict=True):
+            out[index] = evidence
+    return [e for e in out if e is not None]
+
+
+def _retry_apart(requests: Sequence[RuffRun], runner: RuffRunner, timeout: float) -> list[Evidence]:
+    """One run per distinct (selectors, settings), so one bad request spoils only itself."""
+    kinds: dict[tuple[Any, ...], list[int]] = {}
+    for index, request in enumerate(requests):
+        settings = flatten_config(request.config)
+        key = (
+            tuple(request.select),
+            request.preview,
+            tuple(sorted((k, repr(v)) for k, v in settings.items())),
+        )
+        kinds.setdefault(key, []).append(index)
+    out: list[Evidence | None] = [None] * len(requests)
+    for members in kinds.values():
+        mine = [requests[i] for i in members]
+        first = mine[0]
+        try:
+            found = _run_group(mine, first.preview, flatten_config(first.config), runner, timeout)
+        except _FAILURES as exc:
+            found = _errors(mine, exc)
+        for index, evidence in zip(members, found, strict=True):
+            out[index] = evidence
+    return [e for e in out if e is not None]
+
+
+def check_one_by_one(
+    requests: Sequence[RuffRun], *, runner: RuffRunner = run_ruff, timeout: float = 120.0
+) -> list[Evidence]:
+    """The naive way, one Ruff process per request (the benchmark's baseline)."""
+    out = []
+    for request in requests:
+        try:
+            out += _run_group(
+                [request], request.preview, flatten_config(request.config), runner, timeout
+            )
+        except _FAILURES as exc:
+            out += _errors([request], exc)
+    return out
+
+
+@dataclass(frozen=True)
+class BatchSettings:
+    """How requests are batched.
+
+    Attributes:
+        window: Seconds to wait for more requests after the first of a batch.
+        max_batch: Requests that start a batch at once, without waiting.
+        parallel: Batches checked at the same time (each is one or a few processes).
+        timeout: Seconds before one Ruff process is stopped.
+    """
+
+    window: float = 0.01
+    max_batch: int = 2000
+    parallel: int = 2
+    timeout: float = 120.0
+
+
+class RuffBatcher:
+    """An executor of :class:`RuffRun` requests that batches concurrent calls.
+
+    Bound to one event loop (futures are); :func:`batched_ruff` keeps one per loop.
+    """
+
+    def __init__(
+        self, settings: BatchSettings | None = None, *, runner: RuffRunner = run_ruff
+    ) -> None:
+        self.settings = settings or BatchSettings()
+        self.runner = runner
+        self.batches = 0
+        self.requests = 0
+        self._pending: list[tuple[RuffRun, asyncio.Future[Evidence]]] = []
+        self._timer: asyncio.TimerHandle | None = None
+        self._slots = asyncio.Semaphore(self.settings.parallel)
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def __call__(self, requests: Sequence[RuffRun]) -> dict[str, Evidence]:
+        """Evidence for ``requests`` (ids unique within the call), checked in a batch."""
+        loop = asyncio.get_running_loop()
+        futures: list[asyncio.Future[Evidence]] = []
+        for request in requests:
+            future: asyncio.Future[Evidence] = loop.create_future()
+            self._pending.append((request, future))
+            futures.append(future)
+        if len(self._pending) >= self.settings.max_batch:
+            self._flush()
+        elif self._timer is None and self._pending:
+            self._timer = loop.call_later(self.settings.window, self._flush)
+        results = await asyncio.gather(*futures)
+        return {r.id: e for r, e in zip(requests, results, strict=True)}
+
+    def _flush(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        batch, self._pending = self._pending, []
+        if not batch:
+            return
+        task = asyncio.get_running_loop().create_task(self._check(batch))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _check(self, batch: list[tuple[RuffRun, asyncio.Future[Evidence]]]) -> None:
+        requests = [r for r, _ in batch]
+        async with self._slots:
+            self.batches += 1
+            self.requests += len(requests)
+            try:
+                found = await asyncio.to_thread(
+                    check_requests, requests, runner=self.runner, timeout=self.settings.timeout
+                )
+            except Exception as exc:  # report, never pass: every request gets error evidence
+                found = _errors(requests, exc)
+        for (_, future), evidence in zip(batch, found, strict=True):
+            if not future.done():
+                future.set_result(evidence)
+
+
+_BATCHERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, RuffBatcher] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def batched_ruff(requests: Sequence[RuffRun]) -> dict[str, Evidence]:
+    """The default Ruff executor: this event loop's :class:`RuffBatcher`."""
+    loop = asyncio.get_running_loop()
+    batcher = _BATCHERS.get(loop)
+    if batcher is None:
+        batcher = _BATCHERS[loop] = RuffBatcher()
+    return await batcher(requests)
