@@ -547,6 +547,68 @@ def generate_guidebench_coupons(count: int, seed: int, out: Path) -> None:
     err_console.print(f"wrote {len(tasks)} coupon tasks to {out}", highlight=False)
 
 
+@generate.command("vericode")
+@click.option(
+    "--tasks",
+    "tasks_from",
+    default="builtin",
+    show_default=True,
+    help="Task file (native YAML/JSONL, BigCodeBench- or LiveCodeBench-style JSONL), or "
+    "'builtin' for the tasks written by this project.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", "native", "bigcodebench", "livecodebench"]),
+    default="auto",
+    show_default=True,
+)
+@click.option(
+    "--selector",
+    default="deterministic",
+    show_default=True,
+    metavar="deterministic|ENDPOINT_OR_MODEL",
+    help="'deterministic' (seeded, rule-based), an endpoint YAML file, or a scripted model "
+    "string (e.g. vericode-selector:seed=1; starts the scripted policy server, a test double).",
+)
+@click.option("--k", default=5, show_default=True, type=click.IntRange(1, 30))
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--limit", type=click.IntRange(min=1), help="Only the first N tasks.")
+@click.option("--parallelism", default=4, show_default=True, type=click.IntRange(min=1))
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
+def generate_vericode(
+    tasks_from: str,
+    fmt: str,
+    selector: str,
+    k: int,
+    seed: int,
+    limit: int | None,
+    parallelism: int,
+    out: Path,
+) -> None:
+    """Choose each task's VeriCode instructions and write a selections file (JSONL).
+
+    The file is a VeriCode Benchmark's source (``path:``). A model selector sees the
+    task and a seeded permutation of the 30 instructions; its picks are kept when
+    relevant and not conflicting, parameters validated by rule.
+    """
+    from adhere.runner._vericode import select_instructions, write_selections
+    from adhere.suites.vericode import builtin_tasks, load_tasks
+
+    tasks = builtin_tasks() if tasks_from == "builtin" else load_tasks(tasks_from, fmt)  # type: ignore[arg-type]
+    tasks = tasks[:limit] if limit else tasks
+    selections = asyncio.run(
+        select_instructions(tasks, selector=selector, k=k, seed=seed, parallelism=parallelism)
+    )
+    write_selections(selections, out)
+    noted = sum(1 for s in selections if s.notes)
+    err_console.print(
+        f"wrote {len(selections)} selections ({selector}, k={k}, seed={seed}) to {out}"
+        + (f"; {noted} with notes (parameters reset or dropped, picks filled)" if noted else ""),
+        highlight=False,
+    )
+
+
 @generate.command("checklist")
 @click.argument(
     "run_dirs", metavar="RUN_DIR...", nargs=-1, required=True, type=click.Path(exists=True)
@@ -659,6 +721,90 @@ def generate_checklist(
     )
     if failed:
         raise SystemExit(1)
+
+
+@main.group()
+def analyze() -> None:
+    """Analyses across rollouts."""
+
+
+@analyze.command("vibe-correlation")
+@click.argument("run_refs", metavar="[RUN]...", nargs=-1, type=click.Path(exists=True))
+@click.option(
+    "--elo",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Human-preference Elo per model: CSV (model,elo) or a YAML/JSON mapping.",
+)
+@click.option(
+    "--scores",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="CSV model,if,func (shares or percentages) instead of VeriCode rollouts.",
+)
+@click.option("--protocol", type=click.Choice(["single", "multi"]), default="single")
+@click.option(
+    "--if-metric",
+    type=click.Choice(["task", "instruction"]),
+    default="task",
+    show_default=True,
+    help="IF_task or IF_instruction at the largest k.",
+)
+@click.option("--step", default=0.1, show_default=True, type=click.FloatRange(0, 1, min_open=True))
+def analyze_vibe_correlation(
+    run_refs: tuple[str, ...],
+    elo: Path,
+    scores: Path | None,
+    protocol: str,
+    if_metric: str,
+    step: float,
+) -> None:
+    """Correlate α·IF + (1−α)·Func with an Elo table (Pearson, Spearman, best α).
+
+    IF and Func (pass@1) come from VeriCode rollout directories (at the largest k of
+    the protocol) or from --scores.
+    """
+    from rich.table import Table as RichTable
+
+    from adhere.errors import SpecError
+    from adhere.metrics._vibe import vibe_correlation
+    from adhere.runner._results import collect, open_rollout_dir
+    from adhere.runner._vericode import load_elo, load_scores
+    from adhere.suites.vericode import model_scores
+
+    if bool(run_refs) == (scores is not None):
+        raise SpecError("give VeriCode rollout directories or --scores (not both)", field="RUN")
+    found: dict[str, tuple[float, float]] = {}
+    if scores is not None:
+        found = load_scores(scores)
+    for ref in run_refs:
+        trials = collect(open_rollout_dir(ref)).trials
+        found.update(model_scores(trials, protocol=protocol, if_metric=if_metric))
+    result = vibe_correlation(found, load_elo(elo), step=step)
+    table = RichTable(title=f"α·IF + (1−α)·Func vs Elo ({len(result.models)} models)")
+    for column in ("α", "Pearson r", "Spearman ρ"):
+        table.add_column(column, justify="right")
+    for point in result.points:
+        table.add_row(
+            f"{point.alpha:.2f}",
+            "–" if point.pearson is None else f"{point.pearson:.3f}",
+            "–" if point.spearman is None else f"{point.spearman:.3f}",
+        )
+    out_console.print(table)
+    for label, best, attribute in (
+        ("Pearson", result.best_pearson, "pearson"),
+        ("Spearman", result.best_spearman, "spearman"),
+    ):
+        if best is None:
+            out_console.print(f"best α by {label}: undefined (fewer than 3 models or no variance)")
+        else:
+            out_console.print(
+                f"best α by {label}: {best.alpha:.2f} ({getattr(best, attribute):.3f})",
+                highlight=False,
+            )
+    if result.missing:
+        err_console.print(
+            f"left out (in only one input): {', '.join(result.missing)}", highlight=False
+        )
 
 
 @main.command("serve-policy")

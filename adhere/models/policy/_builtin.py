@@ -22,6 +22,9 @@
 ``checkgen[:seed=S][,drop=D][,vary=V][,garble=G]``
     Answers checklist-generation prompts with checks derived from the instructions
     (see :mod:`adhere.models.policy._checkgen_policy`).
+``vericode-selector[:seed=S][,params=P][,garble=G]``
+    Answers VeriCode instruction-selector prompts by keyword relevance (see
+    :mod:`adhere.models.policy._vericode_selector`).
 
 Policies that lack what they need (no answer key, no replay source, no such script)
 are reported as not found.
@@ -46,6 +49,7 @@ from adhere.models.policy._types import (
     Reply,
     unit_hash,
 )
+from adhere.models.policy._vericode_selector import make_vericode_selector
 
 __all__ = [
     "GARBLED_REPLIES",
@@ -190,4 +194,5 @@ def default_registry() -> PolicyRegistry:
     registry.register("agent", make_agent)
     registry.register("judge", make_judge_policy)
     registry.register("checkgen", make_checkgen_policy)
+    registry.register("vericode-selector", make_vericode_selector)
     return registry
