@@ -4,8 +4,10 @@ Both sides are read from the stored verdicts (``verdicts.json`` of each trial) a
 paired by model × scaffold × instance × repeat; only trials present in both runs
 count, so each Δ is over the same trials. Carried-over trials (no failed check) are
 in both sides unchanged. Tables: per model × scaffold with an overall row, per
-instruction source, and per fed-back check (how often it was fed back, fixed, still
-failed). Written as ``report/feedback.md`` in the corrected run.
+instruction source, per model by who decided the check (verifier or judges: judge
+verdicts may move by chance whenever the transcript changes), and per fed-back check
+(how often it was fed back, passed after, still failed). Written as
+``report/feedback.md`` in the corrected run.
 """
 
 from __future__ import annotations
@@ -117,6 +119,7 @@ def feedback_report(source: RolloutStore, target: RolloutStore) -> FeedbackRepor
         )
     )
     report.tables.append(_source_table(pairs, instances, rates))
+    report.tables.append(_decider_table(pairs, rates))
     report.tables.append(_check_table(pairs, instances))
     report.notes += _notes(report, pairs, missing)
     return report
@@ -145,9 +148,42 @@ def _source_table(
     )
 
 
+def decider(decided_by: str) -> str:
+    """Who decided a verdict, coarsely: ``verifier``, ``judges`` (the panel) or the rest."""
+    kind = decided_by.split(":", 1)[0]
+    return {"verifier": "verifier", "panel": "judges"}.get(kind, kind or "?")
+
+
+def _decider_table(pairs: list[PairedTrial], rates: list[str]) -> Table:
+    """Per model (all scaffolds) and overall, split by who decided each check.
+
+    Deterministic verifiers give the same verdict for the same behaviour; judges
+    (and scripted judges, which draw from a hash of the transcript) may change their
+    verdict whenever the transcript changes, so this split tells behaviour apart from
+    judge noise. A check's decider is read from the original run's verdict.
+    """
+    split: list[PairedTrial] = []
+    for pair in pairs:
+        kinds = {v.check_id: decider(v.decided_by) for v in pair.before.verdicts}
+        split += split_pair(pair, kinds, "decided by")
+    rows = [
+        [str(m), str(k), str(d.pairs), *_rate_cells(d), str(d.fixed), str(d.broken)]
+        for (m, k), d in group_deltas(split, ["model", "decided by"]).items()
+    ]
+    rows += [
+        ["all", str(k), str(d.pairs), *_rate_cells(d), str(d.fixed), str(d.broken)]
+        for (k,), d in group_deltas(split, ["decided by"]).items()
+    ]
+    return Table(
+        title="By who decided the check",
+        header=["model", "decided by", "trials", *rates, "fixed", "broken"],
+        rows=rows,
+    )
+
+
 def _check_table(pairs: list[PairedTrial], instances: dict[str, Instance]) -> Table:
-    """Per check fed back: how often, fixed after (pass), still failed."""
-    counts: dict[tuple[str, str], list[int]] = {}
+    """Per check fed back: who decided it, how often, passed after, still failed."""
+    counts: dict[tuple[str, str, str], list[int]] = {}
     for pair in pairs:
         if not pair.changed:
             continue
@@ -157,16 +193,19 @@ def _check_table(pairs: list[PairedTrial], instances: dict[str, Instance]) -> Ta
         for verdict in pair.before.verdicts:
             if verdict.result != "fail":
                 continue
-            row = counts.setdefault(
-                (verdict.check_id, source_of.get(verdict.check_id, "?")), [0] * 3
+            key = (
+                verdict.check_id,
+                source_of.get(verdict.check_id, "?"),
+                decider(verdict.decided_by),
             )
+            row = counts.setdefault(key, [0] * 3)
             row[0] += 1
             row[1] += after.get(verdict.check_id) == "pass"
             row[2] += after.get(verdict.check_id) == "fail"
     return Table(
         title="Checks fed back",
-        header=["check", "source", "fed back", "passed after", "still failed"],
-        rows=[[c, s, *map(str, n)] for (c, s), n in sorted(counts.items())],
+        header=["check", "source", "decided by", "fed back", "passed after", "still failed"],
+        rows=[[c, s, k, *map(str, n)] for (c, s, k), n in sorted(counts.items())],
     )
 
 
@@ -221,6 +260,41 @@ def _short(share: str) -> str:
     return share.removesuffix("%")
 
 
+def _compact(
+    table: Table,
+    title: str,
+    keys: list[int],
+    first: int,
+    *,
+    rerun: bool,
+    flips: bool,
+    caption: str | None,
+) -> RichTable:
+    """One Δ table for a terminal: key columns, count, rates as before→after, Δ."""
+    shown = RichTable(title=title, caption=caption)
+    for index in keys:
+        shown.add_column(table.header[index], no_wrap=True)
+    shown.add_column("re-run" if rerun else "trials", justify="right")
+    for column in ("ISR %", "ΔISR pp", "CSR %", "ΔCSR pp", *(("fixed", "broken") if flips else ())):
+        shown.add_column(column, justify="right", no_wrap=True)
+    for row in table.rows:
+        cells = row[first:]
+        count = f"{cells[1]}/{cells[0]}" if rerun else cells[0]
+        r = cells[2:8] if rerun else cells[1:7]
+        line = [
+            *(row[i] for i in keys),
+            count,
+            f"{_short(r[0])}→{_short(r[1])}",
+            r[2].removesuffix(" pp"),
+            f"{_short(r[3])}→{_short(r[4])}",
+            r[5].removesuffix(" pp"),
+        ]
+        if flips:
+            line += cells[-2:]
+        shown.add_row(*line)
+    return shown
+
+
 def rich_tables(report: FeedbackReport) -> list[Any]:
     """The tables for a terminal, compacted to fit 80 columns.
 
@@ -229,55 +303,32 @@ def rich_tables(report: FeedbackReport) -> list[Any]:
     the scaffold column is left out when there is one scaffold, and the per-source
     table keeps only the whole-run rows (``report/feedback.md`` has all).
     """
-    isr, csr = "ISR", "CSR"
     caption = None
-    if (report.isr_name, report.csr_name) != (isr, csr):
+    if (report.isr_name, report.csr_name) != ("ISR", "CSR"):
         caption = f"ISR: {report.isr_name}; CSR: {report.csr_name}"
-    main, by_source, checks = report.tables
+    main, by_source, by_decider, checks = report.tables
     one_scaffold = len({row[1] for row in main.rows if row[1] != "all"}) == 1
-    out = []
-    for table in (main, by_source):
-        per_source = table is by_source
-        shown = RichTable(
-            title=table.title.replace("Δ" + report.isr_name, "ΔISR").replace(
-                "Δ" + report.csr_name, "ΔCSR"
-            ),
+    overall_sources = Table(
+        by_source.title, by_source.header, [r for r in by_source.rows if r[0] == "all"]
+    )
+    out = [
+        _compact(
+            main,
+            "ΔISR and ΔCSR per model × scaffold",
+            [0] if one_scaffold else [0, 1],
+            2,
+            rerun=True,
+            flips=True,
             caption=caption,
-        )
-        if per_source:
-            shown.add_column("source", no_wrap=True)
-        else:
-            shown.add_column("model", no_wrap=True)
-            if not one_scaffold:
-                shown.add_column("scaffold", no_wrap=True)
-        shown.add_column("trials" if per_source else "re-run", justify="right")
-        for column in (f"{isr} %", f"Δ{isr} pp", f"{csr} %", f"Δ{csr} pp"):
-            shown.add_column(column, justify="right", no_wrap=True)
-        if not per_source:
-            shown.add_column("fixed", justify="right")
-            shown.add_column("broken", justify="right")
-        for row in table.rows:
-            if per_source and row[0] != "all":
-                continue
-            keys = [row[2]] if per_source else row[:1] if one_scaffold else row[:2]
-            cells = row[3:] if per_source else row[2:]
-            count = cells[0] if per_source else f"{cells[1]}/{cells[0]}"
-            rates = cells[1:7] if per_source else cells[2:8]
-            line = [
-                *keys,
-                count,
-                f"{_short(rates[0])}→{_short(rates[1])}",
-                rates[2].removesuffix(" pp"),
-                f"{_short(rates[3])}→{_short(rates[4])}",
-                rates[5].removesuffix(" pp"),
-            ]
-            if not per_source:
-                line += [cells[8], cells[9]]
-            shown.add_row(*line)
-        out.append(shown)
+        ),
+        _compact(
+            overall_sources, by_source.title, [2], 3, rerun=False, flips=False, caption=caption
+        ),
+        _compact(by_decider, by_decider.title, [0, 1], 2, rerun=False, flips=True, caption=caption),
+    ]
     shown = RichTable(title=checks.title)
     for n, column in enumerate(checks.header):
-        shown.add_column(column, justify="left" if n < 2 else "right")
+        shown.add_column(column, justify="left" if n < 3 else "right")
     for row in checks.rows:
         shown.add_row(*row)
     out.append(shown)

@@ -144,10 +144,16 @@ async def test_feedback_fixes_the_named_violations_and_resumes(tmp_path: Path) -
     ]
     sources = {r[2] for r in report.tables[1].rows}
     assert {"SP", "AgentsMd", "Memory"} <= sources
-    checks = {r[0]: r for r in report.tables[2].rows}
-    assert checks["SP_no_emoji"][3] == "1" and checks["MD_read_before_edit"][3] == "1"
+    # verifier-decided checks move only where the agent heeded the feedback
+    deciders = {(r[0], r[1]): r for r in report.tables[2].rows}
+    delta_isr = report.tables[2].header.index("ΔISR")
+    assert deciders[("careful", "verifier")][delta_isr] == "0.0 pp"
+    assert deciders[("careless", "verifier")][delta_isr].startswith("+")
+    checks = {r[0]: r for r in report.tables[3].rows}
+    assert checks["SP_no_emoji"][2] == "verifier"
+    assert checks["SP_no_emoji"][4] == "1" and checks["MD_read_before_edit"][4] == "1"
     french = checks["MEM_answer_french"]  # the scripted agent cannot learn French
-    assert french[2] == french[4] != "0"
+    assert french[3] == french[5] != "0"
     written = Path(write_markdown(report, target))
     assert written == tmp_path / "runs" / "fb-feedback" / "report" / "feedback.md"
     assert written.read_text() == render_markdown(report)
