@@ -35,7 +35,9 @@ def test_catalogue_shape():
     assert by_id("style_3").ruff_config({"line_length": 100}) == {"line-length": 100}
     assert by_id("logic_3").ruff_config() == {"lint": {"pylint": {"max-branches": 2}}}
     assert by_id("doc_3").render_generation({"convention": "numpy"}).count("numpy") == 1
-    assert all(conflicts(*sorted(pair)) and conflicts(*sorted(pair, reverse=True)) for pair in CONFLICTS)
+    assert all(
+        conflicts(*sorted(pair)) and conflicts(*sorted(pair, reverse=True)) for pair in CONFLICTS
+    )
     assert not conflicts("style_1", "style_1")
 
 
@@ -62,7 +64,9 @@ def test_deterministic_selector_is_seed_stable_and_avoids_conflicts():
     assert first == again and len(first.instructions) == 5
     assert permutation(task.id, 7) == permutation(task.id, 7)
     assert sorted(permutation(task.id, 7)) == sorted(i.id for i in INSTRUCTIONS)
-    others = {tuple(c.id for c in select_deterministic(task, 5, seed=s).instructions) for s in range(8)}
+    others = {
+        tuple(c.id for c in select_deterministic(task, 5, seed=s).instructions) for s in range(8)
+    }
     assert len(others) > 1  # the seed matters
     for seed in range(40):
         for t in TASKS.values():
@@ -102,8 +106,14 @@ def test_llm_reply_parsing():
     assert selection.instructions[0].params == {"convention": "numpy"}
     assert selection.instructions[1].params == {"line_length": 79}
     notes = " | ".join(selection.notes)
-    for fragment in ("conflicts with doc_3", "unknown instruction 'nope_1'", "reset to 79",
-                     "unknown parameter 'extra'", "repeated", "filled by the deterministic walk"):
+    for fragment in (
+        "conflicts with doc_3",
+        "unknown instruction 'nope_1'",
+        "reset to 79",
+        "unknown parameter 'extra'",
+        "repeated",
+        "filled by the deterministic walk",
+    ):
         assert fragment in notes  # fmt: skip
     garbage = parse_selector_reply("no idea", task, 5, seed=1)
     assert len(garbage.instructions) == 5 and "no JSON object" in garbage.notes[0]

@@ -89,7 +89,12 @@ CUSTOM = {
     "doc_4": ("def f():\n    return 1\n", ["Here it is:\n```python\nx = 1\n```\n", "", "x = (\n"]),
     "doc_5": (
         "def f():\n    return '# not a comment'\n",
-        ["x = 1  # note\n", 'def f():\n    """Doc."""\n    return 1\n', '"""Module."""\n', "x = (\n"],
+        [
+            "x = 1  # note\n",
+            'def f():\n    """Doc."""\n    return 1\n',
+            '"""Module."""\n',
+            "x = (\n",
+        ],
     ),
     "doc_6": (
         '```python\nx = 1\n```\n\n```json\n{"summary": "s", "functions": []}\n```\n',
