@@ -109,6 +109,7 @@ def distinct_instances(root: Path, n: int) -> None:
 
 
 CONCURRENCY, RPS = 2, 10.0
+KEY = "sk-judge-0123456789abcdef"
 
 
 async def test_judge_actors_share_one_limiter_per_endpoint_and_the_cache(tmp_path: Path) -> None:
@@ -116,17 +117,20 @@ async def test_judge_actors_share_one_limiter_per_endpoint_and_the_cache(tmp_pat
     summary = await execute(prepare(load_run_config([tmp_path / "rollout.yaml"])))
     assert summary.ok == 20  # no panel in the rollout: judge-bound checks left undecided
     # One judge endpoint, slow (0.25 s a reply) and rate-limited by the server itself
-    # (429 above RPS); three judge actors, each with room for 8 trials at once.
+    # (429 above RPS); three judge actors, each with room for 8 trials at once. The
+    # server wants an API key, which the actors read from a file (never an argument).
+    (tmp_path / "judge.key").write_text(KEY + "\n")
     (tmp_path / "judges.yaml").write_text(
         "apiVersion: adhere.dev/v1alpha1\nkind: JudgePanel\nmetadata: {name: p}\nspec:\n"
         "  judges:\n    - name: only\n      endpoint:\n        baseUrl: scripted\n"
         f"        model: 'judge:seed=1,delay=0.25,rps={RPS:g}'\n"
+        f"        apiKey: {{file: {tmp_path / 'judge.key'}}}\n"
         f"        limits: {{concurrency: {CONCURRENCY}, requestsPerSecond: {RPS:g}}}\n"
     )
     (panel,) = [r for r in load_resources(tmp_path / "judges.yaml") if isinstance(r, JudgePanel)]
     store = open_rollout_dir(tmp_path / "runs" / "r")
     instances = {i.id: i for i in store.read_instances()}
-    async with PolicyServer(PolicyServerConfig()) as server:
+    async with PolicyServer(PolicyServerConfig(require_api_key=KEY)) as server:
         endpoints = judge_endpoints(panel, server.url)
 
         async def score(judge_actors: int):
@@ -163,3 +167,5 @@ async def test_judge_actors_share_one_limiter_per_endpoint_and_the_cache(tmp_pat
     # Re-scoring on Ray: every judge verdict comes from the store's cache.
     assert again.judge_calls == 0 and after["requests"] == stats["requests"]
     assert again.judged_checks == 40 and again.limiters[name]["granted"] == 0
+    stored = [p.read_bytes() for p in (tmp_path / "runs").rglob("*") if p.is_file()]
+    assert stored and not any(KEY.encode() in data for data in stored)
