@@ -780,7 +780,8 @@ def analyze_vibe_correlation(
         trials = collect(open_rollout_dir(ref)).trials
         found.update(model_scores(trials, protocol=protocol, if_metric=if_metric))
     result = vibe_correlation(found, load_elo(elo), step=step)
-    table = RichTable(title=f"α·IF + (1−α)·Func vs Elo ({len(result.models)} models)")
+    out_console.print(f"models compared: {', '.join(result.models) or 'none'}", highlight=False)
+    table = RichTable(title="α·IF + (1−α)·Func vs Elo")
     for column in ("α", "Pearson r", "Spearman ρ"):
         table.add_column(column, justify="right")
     for point in result.points:
