@@ -28,7 +28,7 @@ from adhere.ray_jobs._pools import Pools, start_pools
 from adhere.ray_jobs._session import ray_session
 from adhere.ray_jobs._workers import Judged
 from adhere.runner._scoring import DecidedChecks, Scorer, ScoreSummary, record_trial
-from adhere.spec import Endpoint, Instance, JudgePanel, Trajectory, Trial, Verdict
+from adhere.spec import Check, Endpoint, Instance, JudgePanel, Trajectory, Trial, Verdict
 from adhere.store import RolloutStore
 from adhere.suites import Suite
 
@@ -70,7 +70,7 @@ class _Job:
 def _cached_entries(
     cache: VerdictCache | None,
     panel: JudgePanel,
-    checks: list[Any],
+    checks: list[Check],
     trajectory: Trajectory,
 ) -> dict[str, Verdict]:
     """The cache entries the panel's judges will look up for these checks."""
@@ -104,7 +104,7 @@ def _unwrap(exc: Exception) -> Exception:
 
 
 class _Pass:
-    """One scoring pass: keeps up to ``parallelism`` trials in flight through the pools."""
+    """One scoring pass: keeps up to ``in_flight`` trials moving through the pools."""
 
     def __init__(
         self,
@@ -113,7 +113,7 @@ class _Pass:
         panel: JudgePanel | None,
         cache: VerdictCache | None,
         pools: Pools,
-        parallelism: int,
+        in_flight: int,
         summary: RayScoreSummary,
         on_trial: Callable[[Trial], None] | None,
     ) -> None:
@@ -122,7 +122,7 @@ class _Pass:
         self.panel = panel
         self.cache = cache
         self.pools = pools
-        self.parallelism = max(1, parallelism)
+        self.limit = max(1, in_flight)
         self.summary = summary
         self.on_trial = on_trial
         self.in_flight: dict[Any, _Job] = {}
@@ -132,7 +132,7 @@ class _Pass:
 
         pending = list(reversed(trials))
         while pending or self.in_flight:
-            while pending and len(self.in_flight) < self.parallelism:
+            while pending and len(self.in_flight) < self.limit:
                 self._submit_verify(pending.pop())
             if not self.in_flight:
                 continue
@@ -217,8 +217,9 @@ async def score_rollout_on_ray(
         judge_endpoints: Judge name → endpoint, ``scripted`` resolved to a URL the
             actors can reach.
         cache: Verdict cache, read and written by the driver.
-        parallelism: Trials in flight at once (also trials one judge actor judges at
-            once).
+        parallelism: Trials one judge actor judges at once; the driver keeps
+            ``parallelism × judge_actors`` trials in flight (with one judge actor, as
+            many as the in-process pass).
         on_trial: Called on the driver after each trial's verdicts are written.
         address: ``None``/``"local"`` for a local Ray (unless this process is already
             connected), ``"auto"`` or ``"ray://HOST:PORT"`` for a cluster.
@@ -249,7 +250,8 @@ async def score_rollout_on_ray(
         summary.verify_actors = len(pools.verify)
         summary.judge_actors = len(pools.judge)
         try:
-            await _Pass(store, instances, panel, cache, pools, parallelism, summary, on_trial).run(
+            in_flight = max(1, parallelism) * max(1, len(pools.judge))
+            await _Pass(store, instances, panel, cache, pools, in_flight, summary, on_trial).run(
                 trials
             )
         finally:
