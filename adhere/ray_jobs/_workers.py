@@ -14,6 +14,7 @@ from typing import Any
 
 from adhere.judging import PanelJudge, PanelResult
 from adhere.ray_jobs._limiter import RemoteLimiter
+from adhere.runner._evidence import gather_evidence
 from adhere.runner._scoring import DecidedChecks, JudgeAsks, decide_checks, judge_checks
 from adhere.spec import Check, Endpoint, Instance, JudgePanel, Trajectory, Verdict
 from adhere.suites import Suite
@@ -31,9 +32,15 @@ class VerifyWorker:
     def __init__(self, suites: Mapping[str, Suite]) -> None:
         self.suites = dict(suites)
 
-    def verify(self, instance: Instance, trajectory: Trajectory) -> DecidedChecks:
-        """Decide what the suite and the bound verifiers decide of one trial."""
-        return decide_checks(instance, trajectory, self.suites[instance.suite])
+    async def verify(self, instance: Instance, trajectory: Trajectory) -> DecidedChecks:
+        """Decide what the suite and the bound verifiers decide of one trial.
+
+        A suite that asks for evidence (sandboxed test runs, Ruff) gets it here, in the
+        actor's process, exactly as the in-process path gathers it.
+        """
+        suite = self.suites[instance.suite]
+        evidence = await gather_evidence(suite, instance, trajectory)
+        return decide_checks(instance, trajectory, suite, evidence)
 
 
 @dataclass

@@ -103,3 +103,20 @@ def test_suites_without_evidence_are_untouched():
             return []
 
     assert asyncio.run(gather_evidence(Plain(), instance(), trajectory())) is None
+
+
+def test_the_ray_verification_worker_gathers_the_same_evidence():
+    from adhere.ray_jobs._workers import VerifyWorker
+
+    worker = VerifyWorker({"toy": ToySuite()})
+    decided = asyncio.run(worker.verify(instance(), trajectory()))
+    local = decide_checks(
+        instance(),
+        trajectory(),
+        ToySuite(),
+        asyncio.run(gather_evidence(ToySuite(), instance(), trajectory())),
+    )
+    assert {k: v.result for k, v in decided.verdicts.items()} == {
+        k: v.result for k, v in local.verdicts.items()
+    }
+    assert decided.verdicts["works"].result == "pass"
