@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import ast
 
-from adhere.suites.manyih._code import Code, Outcome
 from adhere.suites.manyih._check_lexical import string_delimiter
+from adhere.suites.manyih._code import Code, Outcome
 
 __all__ = [
     "can_fall_off",

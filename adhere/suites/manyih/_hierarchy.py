@@ -78,7 +78,7 @@ class Tagged:
 
 
 def ordinal_ranks(values: Iterable[int]) -> dict[int, int]:
-    """Dense ranks: the largest scalar value → 1, the next distinct value → 2, …"""
+    """Dense ranks: the largest scalar value gets 1, the next distinct value 2, and so on."""
     return {v: rank for rank, v in enumerate(sorted(set(values), reverse=True), start=1)}
 
 
@@ -138,9 +138,7 @@ def parse_tags(prompt: str) -> list[Tag]:
 K = TypeVar("K")
 
 
-def strongest_first(
-    entries: Iterable[tuple[K, int, int]], interface: Interface
-) -> list[K]:
+def strongest_first(entries: Iterable[tuple[K, int, int]], interface: Interface) -> list[K]:
     """Keys of ``(key, level, position)`` entries from the most to the least authority.
 
     Among equal levels the later position counts as stronger (ties go to the later).

@@ -76,9 +76,7 @@ def infer_hints(tests: str, entry: str) -> Hints:
 
     def is_entry(node: ast.AST) -> bool:
         return (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id == entry
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == entry
         )
 
     for node in ast.walk(tree):
@@ -92,7 +90,9 @@ def infer_hints(tests: str, entry: str) -> Hints:
             continue
         test = node.test
         if is_entry(test) or (
-            isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and is_entry(test.operand)
+            isinstance(test, ast.UnaryOp)
+            and isinstance(test.op, ast.Not)
+            and is_entry(test.operand)
         ):
             returns.append("bool")
         elif isinstance(test, ast.Compare) and len(test.ops) == 1:

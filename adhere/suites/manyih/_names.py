@@ -39,11 +39,11 @@ def variables(nodes: ast.AST | Iterable[ast.AST]) -> dict[str, tuple[int, int]]:
     walked = ast.walk(nodes) if isinstance(nodes, ast.AST) else nodes
     for node in walked:
         if isinstance(node, ast.arguments):
-            for arg in [*node.posonlyargs, *node.args, *node.kwonlyargs]:
-                add(arg.arg, arg)
-            for arg in (node.vararg, node.kwarg):
-                if arg is not None:
-                    add(arg.arg, arg)
+            for param in [*node.posonlyargs, *node.args, *node.kwonlyargs]:
+                add(param.arg, param)
+            for rest in (node.vararg, node.kwarg):
+                if rest is not None:
+                    add(rest.arg, rest)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             add(node.id, node)
         elif isinstance(node, ast.ExceptHandler):

@@ -14,7 +14,7 @@ import ast
 import builtins
 import keyword
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -111,15 +111,19 @@ def violating_name(name: str, style_id: str, rules: NameRules, taken: set[str]) 
         candidates = [name[:1].upper() + name[1:]]
     elif style_id == "naming_consonant_start":
         candidates = [v + name[1:] for v in "aeiou"]
-    elif style_id in ("var_min3", "var_min5"):
-        short = 2 if style_id == "var_min3" else 4
-        candidates = [name[:short]] + list(_short_names(NameRules(), name))
-    elif style_id in ("var_max2", "var_single"):
-        low = 3 if style_id == "var_max2" else 2
-        relaxed = NameRules(rules.case, max(rules.min_len, low), None, rules.consonant)
-        candidates = [fit(name + "x" * low, relaxed, taken)]
+    elif style_id == "var_min3":
+        candidates = [name[:2], *(n for n in _short_names(rules, name) if len(n) == 2)]
+    elif style_id == "var_min5":
+        stem = name[:4] if len(name) >= 3 else name + "x" * (3 - len(name))
+        candidates = [stem, *(stem[:3] + c for c in _LETTERS)]
+    elif style_id == "var_max2":
+        relaxed = NameRules(rules.case, max(rules.min_len, 3), None, rules.consonant)
+        candidates = [fit(name + "xx", relaxed, taken)]
+    elif style_id == "var_single":
+        candidates = [n for n in _short_names(rules, name) if len(n) == 2]
     for candidate in candidates:
-        if candidate.isidentifier() and not keyword.iskeyword(candidate) and candidate not in taken:
+        usable = candidate.isidentifier() and not keyword.iskeyword(candidate)
+        if usable and candidate not in taken and candidate not in _SOFT:
             if not name_ok(style_id, candidate):
                 return candidate
     return None
@@ -130,13 +134,13 @@ def plan_renames(
     rules: NameRules,
     *,
     keep: frozenset[str] = frozenset(),
-    violate: str | None = None,
+    violate: Sequence[str] = (),
 ) -> dict[str, str]:
     """Old → new name for every variable that must change (in order of first binding).
 
     ``keep``: names the tests use; those bound at module level are not renamed (a
-    function's local variable of the same name is). ``violate``: a naming or length
-    style one variable is made to break on purpose.
+    function's local variable of the same name is). ``violate``: naming or length
+    styles to break on purpose, each with the next variable in order.
     """
     found = list(variables(tree))
     keep = frozenset(keep & _bound(tree))
@@ -163,14 +167,13 @@ def plan_renames(
         taken.add(new)
         if new != name:
             mapping[name] = new
-    if violate is not None:
-        movable = [n for n in found if n not in keep]
-        if movable:
-            first = movable[0]
-            current = mapping.get(first, first)
-            bad = violating_name(current, violate, rules, taken)
-            if bad is not None:
-                mapping[first] = bad
+    movable = [n for n in found if n not in keep]
+    for style_id, victim in zip(violate, movable, strict=False):
+        current = mapping.get(victim, victim)
+        bad = violating_name(current, style_id, rules, taken)
+        if bad is not None:
+            taken.add(bad)
+            mapping[victim] = bad
     return mapping
 
 
@@ -231,8 +234,8 @@ def apply_renames(tree: ast.Module, mapping: dict[str, str]) -> None:
                     arg.arg = mapping[arg.arg]
                 if arg.annotation is not None:
                     visit(arg.annotation, chain)
-            for child in node.body if isinstance(node.body, list) else [node.body]:
-                visit(child, inner)
+            for statement in node.body if isinstance(node.body, list) else [node.body]:
+                visit(statement, inner)
             return
         if isinstance(node, ast.Name) and node.id in mapping:
             if any(node.id in names for names in chain):

@@ -121,7 +121,7 @@ def docstring_quotes(source: str, delimiter: str) -> str:
         if delim == delimiter:
             continue
         body = tok.string[len(prefix) + len(delim) : len(tok.string) - len(delim)]
-        if delimiter in body or body.endswith(delimiter[0]) or body.endswith("\\"):
+        if delimiter in body or body.endswith((delimiter[0], "\\")):
             continue
         new = prefix + delimiter + body + delimiter
         (r1, c1), (r2, c2) = tok.start, tok.end

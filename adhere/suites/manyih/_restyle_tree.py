@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from adhere.suites.manyih._check_defs import can_fall_off, parameters, stored_then_returned
 from adhere.suites.manyih._hints import Hints
@@ -294,7 +294,9 @@ def docstrings(
     width: int | None,
     unit_width: int,
 ) -> None:
-    """``required`` (add a one-line docstring where missing), ``none`` (remove),
+    """Function docstrings in one of four modes.
+
+    ``required`` (add a one-line docstring where missing), ``none`` (remove),
     ``oneline`` (join multi-line ones) or ``multiline`` (noisy: the tested function's
     docstring spans lines). ``width`` caps a docstring line's length (line-length styles).
     """
@@ -328,9 +330,15 @@ def add_module_docstring(tree: ast.Module) -> None:
         tree.body.insert(0, ast.Expr(ast.Constant("Solution.")))
 
 
-def add_all_carrier(tree: ast.Module, entry: str) -> None:
-    """Noisy carrier: ``__all__ = ["<entry>"]`` (a string literal to mis-quote)."""
-    value = ast.List(elts=[ast.Constant(entry)], ctx=ast.Load())
+def add_all_carrier(tree: ast.Module, entry: str, *, repeat: bool = False) -> None:
+    """Noisy carrier: ``__all__ = ["<entry>"]``.
+
+    A string to mis-quote and an ``=`` to mis-space; with ``repeat``,
+    ``["<entry>"] * 1``: an arithmetic operator as well.
+    """
+    value: ast.expr = ast.List(elts=[ast.Constant(entry)], ctx=ast.Load())
+    if repeat:
+        value = ast.BinOp(left=value, op=ast.Mult(), right=ast.Constant(1))
     tree.body.append(ast.Assign(targets=[ast.Name("__all__", ast.Store())], value=value, lineno=0))
 
 
@@ -344,17 +352,16 @@ def annotate(
     *,
     entry: str,
     hints: Hints,
-    violate: str | None = None,
+    violate: Sequence[str] = (),
 ) -> None:
-    """Type hints: ``full``, ``args_only``, ``args_required`` (add what is missing) or
-    ``none`` (remove every annotation). ``violate``: the type style to break, in the
-    tested function, while keeping to ``mode`` elsewhere (noisy answers).
+    """Type hints in one of four modes.
+
+    ``full``, ``args_only``, ``args_required`` (add what is missing) or ``none``
+    (remove every annotation). ``violate``: type styles to break, in the tested
+    function, while keeping to ``mode`` elsewhere (noisy answers).
     """
     methods = {
-        id(item)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ClassDef)
-        for item in node.body
+        id(item) for node in ast.walk(tree) if isinstance(node, ast.ClassDef) for item in node.body
     }
     main = _entry(tree, entry)
     for func in _functions(tree):
@@ -376,8 +383,9 @@ def annotate(
                 func.returns = _annotation(hints.returns if is_main else "Any")
             elif mode == "args_only":
                 func.returns = None
-        if is_main and violate is not None:
-            _break_types(func, params, violate, hints)
+        if is_main:
+            for style_id in violate:
+                _break_types(func, params, style_id, hints)
     if mode == "none":
         _drop_variable_annotations(tree)
     if any(isinstance(n, ast.Name) and n.id == "Any" for n in ast.walk(tree)):

@@ -5,7 +5,7 @@ manyih``) is ``{"config": …, "statistics": …, "data": [sample, …]}`` or a 
 of samples. A sample::
 
     {"id": 0, "task_id": 594, "prompt": "…", "original_prompt": "…",
-     "reference_code": "def …", "test_code": "assert …\\nassert …",
+     "reference_code": "def …", "test_code": "assert …",
      "instructions": [{"id": 1, "privilege": 91, "description": "…",
                        "style_key": "internal_blank_lines",
                        "style_id": "blank_internal_required", "category": "formatting",
@@ -221,8 +221,8 @@ def entry_point(sample: CodingSample) -> str:
     named = _CALL.findall(sample.original_prompt)
     for name in [*named, *defined]:
         if name in defined and name in called:
-            return name
-    return named[0] if named else (defined[0] if defined else "")
+            return str(name)
+    return str(named[0]) if named else (defined[0] if defined else "")
 
 
 def load_coding(path: Path) -> list[CodingSample]:

@@ -185,4 +185,3 @@ def group_of(style_id: str) -> str:
 def conflicts(a: str, b: str) -> bool:
     """Whether two styles cannot both hold."""
     return b in style(a).conflicts_with
-

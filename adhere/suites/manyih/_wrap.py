@@ -36,9 +36,7 @@ def _pairs(tokens: list[Tok]) -> list[tuple[int, int]]:
 
 
 def _split(row: str, tokens: list[Tok], limit: int, unit: str) -> list[str] | None:
-    pairs = [
-        (o, c) for o, c in _pairs(tokens) if c > o + 1 and tokens[o].end[1] <= limit
-    ]
+    pairs = [(o, c) for o, c in _pairs(tokens) if c > o + 1 and tokens[o].end[1] <= limit]
     if not pairs:
         return None
     opener, closer = max(pairs, key=lambda p: (tokens[p[1]].start[1] - tokens[p[0]].end[1], -p[0]))
