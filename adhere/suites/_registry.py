@@ -83,6 +83,7 @@ class EvidenceSuite(Suite, Protocol):
 
 _BUILTIN: Mapping[str, str] = {
     "guidebench": "adhere.suites.guidebench",
+    "manyih": "adhere.suites.manyih",
     "octobench": "adhere.suites.octobench",
     "pacific": "adhere.suites.pacific",
     "vericode": "adhere.suites.vericode",
