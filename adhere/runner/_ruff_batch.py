@@ -12,10 +12,11 @@ Requests from every trial being scored are collected for a few milliseconds (or 
    length. :data:`SETTING_RULES` says which rules each known setting changes; an
    unknown setting only joins requests with the same value.
 2. **One process per group.** Each distinct code text is written once to its own file
-   in a temporary directory; one ``ruff check --isolated --output-format json`` runs
-   with the union of the group's selectors, ``--preview`` when the group needs it and
-   its settings as ``--config`` overrides (through
-   :func:`adhere.judging.verifiers._ruff.run_ruff`).
+   in a temporary directory of the batch (in memory, ``/dev/shm``, where there is one),
+   shared by all groups; one ``ruff check --isolated --output-format json`` per group
+   runs over the group's files with the union of its selectors, ``--preview`` when it
+   needs it and its settings as ``--config`` overrides (through
+   :func:`adhere.judging.verifiers._ruff.check_files`).
 3. **Mapping back.** Diagnostics come back by file; each request keeps those of its
    file whose code its own selectors select (``E`` selects ``E501`` but not ``EM101``;
    ``PL`` selects ``PLR…``), plus syntax errors, which fail every request on that
@@ -29,14 +30,24 @@ evidence naming Ruff's message — never a pass.
 from __future__ import annotations
 
 import asyncio
+import functools
+import os
 import re
 import subprocess
+import tempfile
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from adhere.judging.verifiers._ruff import Diagnostic, RuffOptions, run_ruff, toml_setting
+from adhere.judging.verifiers._ruff import (
+    Diagnostic,
+    RuffOptions,
+    check_files,
+    toml_setting,
+    write_files,
+)
 from adhere.spec import Evidence, RuffRun
 
 __all__ = [
@@ -48,11 +59,12 @@ __all__ = [
     "check_one_by_one",
     "flatten_config",
     "plan_groups",
+    "scratch_dir",
     "selector_matches",
 ]
 
 SETTING_RULES: Mapping[str, tuple[str, ...]] = {
-    "line-length": ("E501", "W505"),
+    "line-length": ("E501",),
     "lint.pycodestyle.max-line-length": ("E501",),
     "lint.pycodestyle.max-doc-length": ("W505",),
     "lint.pylint.max-branches": ("PLR0912",),
@@ -65,13 +77,15 @@ SETTING_RULES: Mapping[str, tuple[str, ...]] = {
     "lint.mccabe.max-complexity": ("C901",),
     "lint.pydocstyle.convention": ("D",),
 }
-"""Which rules a setting changes (``line-length`` is W505's fallback too)."""
+"""Which rules a setting changes (W505 is off unless ``max-doc-length`` is set, so
+``line-length`` only changes E501)."""
 
 _CODE = re.compile(r"^([A-Z]+)(\d*)$")
 _KEPT = 20
 _PYLINT = ("PLC", "PLE", "PLR", "PLW")
 
 
+@functools.lru_cache(maxsize=4096)
 def selector_matches(selector: str, code: str) -> bool:
     """Whether a Ruff selector (``E``, ``PLR09``, ``C90``, ``PL``) selects a rule code.
 
@@ -136,26 +150,32 @@ class _Group:
         return True
 
 
+def _signature(request: RuffRun) -> tuple[bool, str, tuple[str, ...]]:
+    return request.preview, repr(request.config), tuple(request.select)
+
+
 def plan_groups(requests: Sequence[RuffRun]) -> list[tuple[bool, dict[str, Any], list[int]]]:
-    """Run groups as (preview, settings, request indices), merging compatible settings."""
-    groups: list[_Group] = []
+    """Run groups as (preview, settings, request indices), merging compatible settings.
+
+    Requests with the same preview flag, settings and selectors always share a group;
+    the merging decision is made once per such kind.
+    """
+    kinds: dict[tuple[bool, str, tuple[str, ...]], list[int]] = {}
     for index, request in enumerate(requests):
-        settings = flatten_config(request.config)
+        kinds.setdefault(_signature(request), []).append(index)
+    groups: list[_Group] = []
+    for (preview, _, select), members in kinds.items():
+        settings = flatten_config(requests[members[0]].config)
         group = next(
-            (
-                g
-                for g in groups
-                if g.preview == request.preview and g.accepts(settings, request.select)
-            ),
-            None,
+            (g for g in groups if g.preview == preview and g.accepts(settings, select)), None
         )
         if group is None:
-            group = _Group(preview=request.preview)
+            group = _Group(preview=preview)
             groups.append(group)
         group.settings.update(settings)
-        group.selectors.update(request.select)
-        group.members.append(index)
-    return [(g.preview, g.settings, g.members) for g in groups]
+        group.selectors.update(select)
+        group.members.extend(members)
+    return [(g.preview, g.settings, sorted(g.members)) for g in groups]
 
 
 def _evidence(request: RuffRun, found: list[Diagnostic]) -> Evidence:
@@ -171,10 +191,13 @@ def _evidence(request: RuffRun, found: list[Diagnostic]) -> Evidence:
         ],
         "count": len(mine),
     }
+    # built from trusted values: skip validation (ten thousand of these per batch)
     if not mine:
-        return Evidence(id=request.id, status="pass", detail="no Ruff diagnostics", data=data)
+        return Evidence.model_construct(
+            id=request.id, status="pass", detail="no Ruff diagnostics", data=data
+        )
     first = mine[0]
-    return Evidence(
+    return Evidence.model_construct(
         id=request.id,
         status="fail",
         detail=f"{len(mine)} Ruff diagnostic(s); first: {first.code} line {first.line}: "
@@ -183,28 +206,41 @@ def _evidence(request: RuffRun, found: list[Diagnostic]) -> Evidence:
     )
 
 
-RuffRunner = Callable[[Mapping[str, str], RuffOptions], list[Diagnostic]]
+GroupChecker = Callable[[Path, Sequence[str], RuffOptions], list[Diagnostic]]
+"""Runs Ruff over files already written under a root (default: ``check_files``)."""
+
+
+def scratch_dir() -> str | None:
+    """Where batches write their files: ``/dev/shm`` (memory) when usable, else the default.
+
+    Writing thousands of small files costs milliseconds each on some disks and almost
+    nothing in memory; ``ADHERE_RUFF_SCRATCH`` overrides the choice.
+    """
+    chosen = os.environ.get("ADHERE_RUFF_SCRATCH")
+    if chosen:
+        return chosen
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
 
 
 def _run_group(
     requests: Sequence[RuffRun],
     preview: bool,
     settings: Mapping[str, Any],
-    runner: RuffRunner,
+    checker: GroupChecker,
     timeout: float,
+    root: Path,
+    names: Mapping[str, str],
 ) -> list[Evidence]:
-    names: dict[str, str] = {}
-    for request in requests:
-        names.setdefault(request.code, f"r{len(names)}.py")
-    files = {name: code for code, name in names.items()}
     options = RuffOptions(
         select=tuple(sorted({s for r in requests for s in r.select})),
         preview=preview,
         config=tuple(toml_setting(k, v) for k, v in sorted(settings.items())),
         timeout=timeout,
     )
+    paths = sorted({names[r.code] for r in requests})
     by_path: dict[str, list[Diagnostic]] = {}
-    for diagnostic in runner(files, options):
+    for diagnostic in checker(root, paths, options):
         by_path.setdefault(diagnostic.path, []).append(diagnostic)
     return [_evidence(r, by_path.get(names[r.code], [])) for r in requests]
 
@@ -220,38 +256,55 @@ _FAILURES = (RuntimeError, OSError, ValueError, subprocess.TimeoutExpired)
 
 
 def check_requests(
-    requests: Sequence[RuffRun], *, runner: RuffRunner = run_ruff, timeout: float = 120.0
+    requests: Sequence[RuffRun],
+    *,
+    checker: GroupChecker = check_files,
+    timeout: float = 120.0,
+    scratch: str | None = None,
 ) -> list[Evidence]:
-    """Check requests with one Ruff process per run group; evidence in request order."""
+    """Check requests with one Ruff process per run group; evidence in request order.
+
+    Each distinct code text is written once (in ``scratch``, default
+    :func:`scratch_dir`) and shared by every group that checks it.
+    """
+    if not requests:
+        return []
+    names: dict[str, str] = {}
+    for request in requests:
+        names.setdefault(request.code, f"r{len(names)}.py")
     out: list[Evidence | None] = [None] * len(requests)
-    for preview, settings, members in plan_groups(requests):
-        mine = [requests[i] for i in members]
-        try:
-            found = _run_group(mine, preview, settings, runner, timeout)
-        except _FAILURES:
-            found = _retry_apart(mine, runner, timeout)
-        for index, evidence in zip(members, found, strict=True):
-            out[index] = evidence
+    with tempfile.TemporaryDirectory(prefix="adhere-ruff-", dir=scratch or scratch_dir()) as tmp:
+        root = Path(tmp).resolve()
+        write_files(root, {name: code for code, name in names.items()})
+        for preview, settings, members in plan_groups(requests):
+            mine = [requests[i] for i in members]
+            try:
+                found = _run_group(mine, preview, settings, checker, timeout, root, names)
+            except _FAILURES:
+                found = _retry_apart(mine, checker, timeout, root, names)
+            for index, evidence in zip(members, found, strict=True):
+                out[index] = evidence
     return [e for e in out if e is not None]
 
 
-def _retry_apart(requests: Sequence[RuffRun], runner: RuffRunner, timeout: float) -> list[Evidence]:
+def _retry_apart(
+    requests: Sequence[RuffRun],
+    checker: GroupChecker,
+    timeout: float,
+    root: Path,
+    names: Mapping[str, str],
+) -> list[Evidence]:
     """One run per distinct (selectors, settings), so one bad request spoils only itself."""
-    kinds: dict[tuple[Any, ...], list[int]] = {}
+    kinds: dict[tuple[bool, str, tuple[str, ...]], list[int]] = {}
     for index, request in enumerate(requests):
-        settings = flatten_config(request.config)
-        key = (
-            tuple(request.select),
-            request.preview,
-            tuple(sorted((k, repr(v)) for k, v in settings.items())),
-        )
-        kinds.setdefault(key, []).append(index)
+        kinds.setdefault(_signature(request), []).append(index)
     out: list[Evidence | None] = [None] * len(requests)
     for members in kinds.values():
         mine = [requests[i] for i in members]
         first = mine[0]
+        settings = flatten_config(first.config)
         try:
-            found = _run_group(mine, first.preview, flatten_config(first.config), runner, timeout)
+            found = _run_group(mine, first.preview, settings, checker, timeout, root, names)
         except _FAILURES as exc:
             found = _errors(mine, exc)
         for index, evidence in zip(members, found, strict=True):
@@ -260,17 +313,12 @@ def _retry_apart(requests: Sequence[RuffRun], runner: RuffRunner, timeout: float
 
 
 def check_one_by_one(
-    requests: Sequence[RuffRun], *, runner: RuffRunner = run_ruff, timeout: float = 120.0
+    requests: Sequence[RuffRun], *, checker: GroupChecker = check_files, timeout: float = 120.0
 ) -> list[Evidence]:
-    """The naive way, one Ruff process per request (the benchmark's baseline)."""
+    """The naive way, one Ruff process (and one fresh directory) per request: a baseline."""
     out = []
     for request in requests:
-        try:
-            out += _run_group(
-                [request], request.preview, flatten_config(request.config), runner, timeout
-            )
-        except _FAILURES as exc:
-            out += _errors([request], exc)
+        out += check_requests([request], checker=checker, timeout=timeout)
     return out
 
 
@@ -298,10 +346,10 @@ class RuffBatcher:
     """
 
     def __init__(
-        self, settings: BatchSettings | None = None, *, runner: RuffRunner = run_ruff
+        self, settings: BatchSettings | None = None, *, checker: GroupChecker = check_files
     ) -> None:
         self.settings = settings or BatchSettings()
-        self.runner = runner
+        self.checker = checker
         self.batches = 0
         self.requests = 0
         self._pending: list[tuple[RuffRun, asyncio.Future[Evidence]]] = []
@@ -342,7 +390,7 @@ class RuffBatcher:
             self.requests += len(requests)
             try:
                 found = await asyncio.to_thread(
-                    check_requests, requests, runner=self.runner, timeout=self.settings.timeout
+                    check_requests, requests, checker=self.checker, timeout=self.settings.timeout
                 )
             except Exception as exc:  # report, never pass: every request gets error evidence
                 found = _errors(requests, exc)

@@ -24,7 +24,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Diagnostic", "RuffOptions", "RuffRunner", "find_ruff", "run_ruff", "toml_setting"]
+__all__ = [
+    "Diagnostic",
+    "RuffOptions",
+    "RuffRunner",
+    "check_files",
+    "find_ruff",
+    "run_ruff",
+    "toml_setting",
+    "write_files",
+]
 
 
 @dataclass(frozen=True)
@@ -94,6 +103,52 @@ def _safe(path: str) -> str:
     return normal
 
 
+def write_files(root: Path, files: Mapping[str, str]) -> list[str]:
+    """Write ``{relative path: text}`` under ``root``; the relative paths, sorted.
+
+    Raises:
+        ValueError: A path leaves ``root``.
+    """
+    relative = sorted(_safe(p) for p in files)
+    for original, rel in zip(sorted(files), relative, strict=True):
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(files[original], encoding="utf-8")
+    return relative
+
+
+def check_files(root: Path, relative: Sequence[str], options: RuffOptions) -> list[Diagnostic]:
+    """Run ruff over files already written under ``root``; diagnostics by relative path.
+
+    Raises:
+        RuntimeError: Ruff failed (bad selector or setting) or its output is unreadable.
+        subprocess.TimeoutExpired: Ruff took longer than ``options.timeout``.
+    """
+    if not relative or not options.select:
+        return []
+    command = [find_ruff(), "check", "--isolated", "--no-cache", "--exit-zero"]
+    command += ["--output-format", "json", "--select", ",".join(options.select)]
+    command += ["--preview"] if options.preview else []
+    for setting in options.config:
+        command += ["--config", setting]
+    command += ["--", *relative]
+    done = subprocess.run(  # a fixed argv, never through a shell
+        command,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=options.timeout,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"ruff exited with {done.returncode}: {done.stderr.strip()[:500]}")
+    try:
+        raw = json.loads(done.stdout or "[]")
+    except json.JSONDecodeError as exc:
+        raise RuntimeError(f"unreadable ruff output: {exc}") from None
+    return [_diagnostic(item, root) for item in raw]
+
+
 def run_ruff(files: Mapping[str, str], options: RuffOptions) -> list[Diagnostic]:
     """Run ruff over ``files`` and return its diagnostics, by workspace path.
 
@@ -105,40 +160,20 @@ def run_ruff(files: Mapping[str, str], options: RuffOptions) -> list[Diagnostic]
         return []
     with tempfile.TemporaryDirectory(prefix="adhere-ruff-") as tmp:
         root = Path(tmp).resolve()
-        relative = sorted(_safe(p) for p in files)
-        for original, rel in zip(sorted(files), relative, strict=True):
-            target = root / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(files[original], encoding="utf-8")
-        command = [find_ruff(), "check", "--isolated", "--no-cache", "--exit-zero"]
-        command += ["--output-format", "json", "--select", ",".join(options.select)]
-        command += ["--preview"] if options.preview else []
-        for setting in options.config:
-            command += ["--config", setting]
-        command += ["--", *relative]
-        done = subprocess.run(  # a fixed argv, never through a shell
-            command,
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=options.timeout,
-            check=False,
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"ruff exited with {done.returncode}: {done.stderr.strip()[:500]}")
-        try:
-            raw = json.loads(done.stdout or "[]")
-        except json.JSONDecodeError as exc:
-            raise RuntimeError(f"unreadable ruff output: {exc}") from None
-        return [_diagnostic(item, root) for item in raw]
+        return check_files(root, write_files(root, files), options)
 
 
 def _diagnostic(item: dict[str, object], root: Path) -> Diagnostic:
-    filename = Path(str(item.get("filename", "")))
-    try:
-        path = filename.resolve().relative_to(root).as_posix()
-    except ValueError:
-        path = filename.as_posix()
+    raw_name = str(item.get("filename", ""))
+    prefix = str(root) + os.sep
+    if raw_name.startswith(prefix):  # ruff reports absolute paths under the resolved root
+        path = raw_name[len(prefix) :].replace(os.sep, "/")
+    else:
+        filename = Path(raw_name)
+        try:
+            path = filename.resolve().relative_to(root).as_posix()
+        except ValueError:
+            path = filename.as_posix()
     location = item.get("location")
     row = location.get("row", 0) if isinstance(location, dict) else 0
     column = location.get("column", 0) if isinstance(location, dict) else 0

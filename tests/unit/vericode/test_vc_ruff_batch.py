@@ -2,7 +2,7 @@
 
 import asyncio
 
-from adhere.judging.verifiers._ruff import run_ruff
+from adhere.judging.verifiers._ruff import check_files
 from adhere.runner._ruff_batch import (
     BatchSettings,
     RuffBatcher,
@@ -57,11 +57,11 @@ def test_mapping_back_and_shared_files():
     ]
     seen = []
 
-    def recording(files, options):
-        seen.append(sorted(files))
-        return run_ruff(files, options)
+    def recording(root, paths, options):
+        seen.append(list(paths))
+        return check_files(root, paths, options)
 
-    found = {e.id: e for e in check_requests(requests, runner=recording)}
+    found = {e.id: e for e in check_requests(requests, checker=recording)}
     assert seen == [["r0.py", "r1.py", "r2.py"]]  # one process, one file per distinct code
     assert [d["code"] for d in found["quotes"].data["diagnostics"]] == ["Q000"]
     assert [d["code"] for d in found["flakes"].data["diagnostics"]] == ["F401"]
@@ -84,12 +84,12 @@ def test_a_bad_request_spoils_only_itself():
 def test_concurrent_calls_share_one_batch():
     calls = []
 
-    def recording(files, options):
-        calls.append(len(files))
-        return run_ruff(files, options)
+    def recording(root, paths, options):
+        calls.append(len(paths))
+        return check_files(root, paths, options)
 
     async def main():
-        batcher = RuffBatcher(BatchSettings(window=0.05), runner=recording)
+        batcher = RuffBatcher(BatchSettings(window=0.05), checker=recording)
         jobs = [
             batcher([RuffRun(id="lint", code=f"import os\nx = {i}\n", select=["F"])])
             for i in range(30)
@@ -103,11 +103,11 @@ def test_concurrent_calls_share_one_batch():
 
 
 def test_runner_failure_is_error_evidence():
-    def broken(files, options):
+    def broken(root, paths, options):
         raise RuntimeError("ruff exited with 2: boom")
 
     async def main():
-        batcher = RuffBatcher(runner=broken)
+        batcher = RuffBatcher(checker=broken)
         return await batcher([RuffRun(id="x", code="", select=["F"])])
 
     found = asyncio.run(main())

@@ -6,7 +6,7 @@ Ruff processes, not one per example); the custom checks are pure functions.
 
 import pytest
 
-from adhere.judging.verifiers._ruff import run_ruff
+from adhere.judging.verifiers._ruff import check_files
 from adhere.runner._ruff_batch import check_requests
 from adhere.spec import RuffRun
 from adhere.suites.vericode import CUSTOM_CHECKS, INSTRUCTIONS, by_id, extract_code
@@ -129,16 +129,16 @@ def test_every_instruction_has_examples():
 def test_ruff_verifiers_pass_and_fail_in_one_batch():
     calls = []
 
-    def counting(files, options):
-        calls.append(len(files))
-        return run_ruff(files, options)
+    def counting(root, paths, options):
+        calls.append(len(paths))
+        return check_files(root, paths, options)
 
     requests = []
     for instruction_id, (good, bad) in EXAMPLES.items():
         requests.append(_request(f"{instruction_id}/pass", instruction_id, good))
         requests.append(_request(f"{instruction_id}/fail", instruction_id, bad))
         requests.append(_request(f"{instruction_id}/syntax", instruction_id, "def f(:\n"))
-    found = {e.id: e for e in check_requests(requests, runner=counting)}
+    found = {e.id: e for e in check_requests(requests, checker=counting)}
     for instruction_id in EXAMPLES:
         assert found[f"{instruction_id}/pass"].status == "pass", found[f"{instruction_id}/pass"]
         failing = found[f"{instruction_id}/fail"]
