@@ -609,6 +609,87 @@ def generate_vericode(
     )
 
 
+@generate.command("manyih")
+@click.option(
+    "--problems",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Problem set for new samples: a ManyIH coding file or MBPP-style JSON/JSONL.",
+)
+@click.option(
+    "--variant-of",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Instead: write tier variants (--tiers) and/or perturbations (--perturb) of a file.",
+)
+@click.option("--n", "count", type=click.IntRange(min=1), help="Problems to use (default: all).")
+@click.option("--groups", default=4, show_default=True, type=click.IntRange(min=1))
+@click.option("--instructions", default=12, show_default=True, type=click.IntRange(min=1))
+@click.option(
+    "--tiers",
+    type=click.IntRange(min=1),
+    help="Distinct privilege levels (default: one per instruction); with --variant-of, "
+    "the tier variant to write (6, 8 …).",
+)
+@click.option("--conflicts", default="7-11", show_default=True, help="Conflicting pairs, LOW-HIGH.")
+@click.option("--winners", default=6, show_default=True, type=click.IntRange(min=1))
+@click.option("--perturb", default=0, type=click.IntRange(min=0), help="Scalar perturbations each.")
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
+def generate_manyih(
+    problems: Path | None,
+    variant_of: Path | None,
+    count: int | None,
+    groups: int,
+    instructions: int,
+    tiers: int | None,
+    conflicts: str,
+    winners: int,
+    perturb: int,
+    seed: int,
+    out: Path,
+) -> None:
+    """Write ManyIH coding samples: new ones from a problem set, or variants of a file."""
+    import json
+
+    from adhere.suites.manyih import (
+        GenerateParams,
+        generate,
+        load_coding,
+        load_problems,
+        variant_document,
+    )
+
+    if (problems is None) == (variant_of is None):
+        raise click.UsageError("give exactly one of --problems and --variant-of")
+    if variant_of is not None:
+        document = variant_document(
+            load_coding(variant_of), tiers=tiers, perturbations=perturb, seed=seed
+        )
+    else:
+        low, _, high = conflicts.partition("-")
+        if not (low.isdigit() and high.isdigit()):
+            raise click.BadParameter(
+                f"expected LOW-HIGH, got {conflicts!r}", param_hint="--conflicts"
+            )
+        params = GenerateParams(
+            n=count,
+            groups=groups,
+            instructions=instructions,
+            tiers=tiers,
+            conflicts=(int(low), int(high)),
+            winners=winners,
+            seed=seed,
+        )
+        made = generate(load_problems(problems), params)  # type: ignore[arg-type]
+        document = made.document(params)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp")
+    tmp.write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, out)
+    skipped = document["statistics"].get("skipped_problems", [])
+    note = f" ({len(skipped)} problems skipped: no draw met the knobs)" if skipped else ""
+    err_console.print(f"wrote {len(document['data'])} samples to {out}{note}", highlight=False)
+
+
 @generate.command("checklist")
 @click.argument(
     "run_dirs", metavar="RUN_DIR...", nargs=-1, required=True, type=click.Path(exists=True)

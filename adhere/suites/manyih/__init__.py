@@ -17,6 +17,7 @@ from adhere.suites.manyih._generate import (
     Problem,
     generate,
     load_problems,
+    variant_document,
 )
 from adhere.suites.manyih._hierarchy import (
     INTERFACES,
@@ -104,6 +105,7 @@ __all__ = [
     "strongest_first",
     "tagged",
     "tier_variant",
+    "variant_document",
     "winners",
     "winners_from_prompt",
 ]

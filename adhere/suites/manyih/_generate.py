@@ -32,11 +32,18 @@ from adhere.suites.manyih._hierarchy import (
     resolve,
     strongest_first,
 )
-from adhere.suites.manyih._sample import load_coding
+from adhere.suites.manyih._sample import CodingSample, load_coding
 from adhere.suites.manyih._styles import GROUPS, STYLES, conflicts
-from adhere.suites.manyih._variants import rng_for
+from adhere.suites.manyih._variants import perturb, rng_for, tier_variant
 
-__all__ = ["GenerateParams", "Generated", "Problem", "generate", "load_problems"]
+__all__ = [
+    "GenerateParams",
+    "Generated",
+    "Problem",
+    "generate",
+    "load_problems",
+    "variant_document",
+]
 
 
 @dataclass(frozen=True)
@@ -226,3 +233,32 @@ def generate(problems: list[Problem], params: GenerateParams) -> Generated:
         else:
             out.skipped.append(problem.task_id)
     return out
+
+
+def variant_document(
+    samples: list[CodingSample], *, tiers: int | None = None, perturbations: int = 0, seed: int = 0
+) -> dict[str, Any]:
+    """A coding file of tier variants and/or scalar perturbations of ``samples``.
+
+    With ``tiers``, each sample's tier variant (id ``<id>-t<tiers>``); with
+    ``perturbations`` K, each (variant) sample followed by its K perturbations (ids
+    ``…-p1`` … ``…-pK``). The result loads with ``load_coding``.
+    """
+    out: list[dict[str, Any]] = []
+    for sample in samples:
+        stem = f"{sample.id:04d}" if isinstance(sample.id, int) else str(sample.id)
+        variant = sample
+        if tiers is not None and tiers != len(sample.instructions):
+            variant = tier_variant(sample, tiers, seed=seed)
+            stem = f"{stem}-t{tiers}"
+        out.append(variant.model_copy(update={"id": stem}).model_dump(mode="json"))
+        for k in range(1, perturbations + 1):
+            moved = perturb(variant, k, seed=seed)
+            out.append(moved.model_copy(update={"id": f"{stem}-p{k}"}).model_dump(mode="json"))
+    conflicts_seen = Counter(int(s["metadata"]["n_conflicts"]) for s in out)
+    return {
+        "config": {"variants_of": "published or generated samples", "tiers": tiers,
+                   "perturbations": perturbations, "seed": seed},
+        "statistics": {"n_samples": len(out), "n_conflicts": dict(sorted(conflicts_seen.items()))},
+        "data": out,
+    }  # fmt: skip
