@@ -43,16 +43,16 @@ def name_ok(style_id: str, name: str) -> bool:
 def _check(code: Code, style_id: str, what: str) -> Outcome:
     for name, (row, _col) in code.variables.items():
         if not name_ok(style_id, name):
-            return Outcome.bad(f"line {row}: variable {name!r} is not {what}")
+            return Outcome.bad(f"line {row}: variable {name!r} {what}")
     return Outcome.ok()
 
 
 def check_naming(code: Code, style_id: str) -> Outcome:
     """naming_snake / naming_camel / naming_consonant_start."""
     what = {
-        "naming_snake": "snake_case",
-        "naming_camel": "camelCase",
-        "naming_consonant_start": "started with a consonant",
+        "naming_snake": "is not snake_case",
+        "naming_camel": "is not camelCase",
+        "naming_consonant_start": "does not start with a consonant",
     }[style_id]
     return _check(code, style_id, what)
 
@@ -60,9 +60,9 @@ def check_naming(code: Code, style_id: str) -> Outcome:
 def check_length(code: Code, style_id: str) -> Outcome:
     """var_min3 / var_min5 / var_max2 / var_single."""
     what = {
-        "var_min3": "at least 3 characters long",
-        "var_min5": "at least 5 characters long",
-        "var_max2": "at most 2 characters long",
-        "var_single": "a single character",
+        "var_min3": "is shorter than 3 characters",
+        "var_min5": "is shorter than 5 characters",
+        "var_max2": "is longer than 2 characters",
+        "var_single": "is longer than 1 character",
     }[style_id]
     return _check(code, style_id, what)
