@@ -10,6 +10,7 @@ import ast
 import io
 import keyword
 import tokenize
+import warnings
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from typing import TypeVar
 
 from adhere.suites.manyih._names import variables
 
-__all__ = ["Code", "Outcome", "Tok", "functions"]
+__all__ = ["Code", "Outcome", "Tok", "functions", "parse_quietly"]
 
 T = TypeVar("T")
 _FSTRING_START = getattr(tokenize, "FSTRING_START", -1)
@@ -88,7 +89,7 @@ class Code:
         if not self.source.strip():
             return None, "no code"
         try:
-            return ast.parse(self.source), ""
+            return parse_quietly(self.source), ""
         except SyntaxError as exc:
             return None, f"the code does not parse: {exc.msg} (line {exc.lineno})"
         except ValueError as exc:  # null bytes
@@ -245,6 +246,17 @@ class Code:
     def newline_rows(self) -> list[int]:
         """Rows of NEWLINE tokens (ends of logical lines), ascending."""
         return [t.row for t in self.tokens if t.type == tokenize.NEWLINE]
+
+
+def parse_quietly(source: str) -> ast.Module:
+    """``ast.parse`` without warnings (invalid escape sequences are the code's business).
+
+    Raises:
+        SyntaxError: the source does not parse.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(source)
 
 
 def is_keyword(name: str) -> bool:

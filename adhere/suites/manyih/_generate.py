@@ -129,7 +129,9 @@ def load_problems(path: Path) -> list[Problem]:
             raw = [json.loads(line) for line in text.splitlines() if line.strip()]
         except json.JSONDecodeError as exc:
             raise SpecError(f"neither JSON nor JSONL: {exc.msg}", file=str(path)) from None
-    records = raw["data"] if isinstance(raw, dict) and "data" in raw else raw
+    if isinstance(raw, dict):  # a data file, or a JSONL file of one problem
+        raw = raw["data"] if "data" in raw else [raw]
+    records = raw
     if isinstance(records, list) and records and "instructions" in records[0]:
         seen: dict[int | str, Problem] = {}
         for sample in load_coding(path):

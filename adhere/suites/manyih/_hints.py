@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from adhere.suites.manyih._code import parse_quietly
+
 __all__ = ["Hints", "infer_hints"]
 
 _NAMES = (
@@ -68,7 +70,7 @@ def _merge(names: list[str]) -> str:
 def infer_hints(tests: str, entry: str) -> Hints:
     """Hints for ``entry`` from test statements (see the module docstring)."""
     try:
-        tree = ast.parse(tests)
+        tree = parse_quietly(tests)
     except SyntaxError:
         return Hints()
     per_param: dict[int, list[str]] = {}

@@ -21,6 +21,7 @@ from typing import Any
 
 from adhere.errors import SpecError
 from adhere.spec import Check, CheckKind, Instance, Source, VerifierRef
+from adhere.suites.manyih._code import parse_quietly
 from adhere.suites.manyih._hierarchy import META_PROMPTS, Interface, render_prompt
 from adhere.suites.manyih._hints import Hints, infer_hints
 from adhere.suites.manyih._restyle import Task
@@ -94,7 +95,10 @@ def sample_to_instance(
     won = winners(sample)
     setup, tests, quirks = split_tests(sample.test_code)
     entry = entry_point(sample)
-    names = {n.id for n in ast.walk(ast.parse(tests)) if isinstance(n, ast.Name)}
+    try:
+        names = {n.id for n in ast.walk(parse_quietly(tests)) if isinstance(n, ast.Name)}
+    except SyntaxError:
+        names = set()
     hints = infer_hints(tests, entry)
     text = {i.style_id: i.description for i in sample.instructions}
     checks = [

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from adhere.suites.manyih._check_lexical import operator_uses
 from adhere.suites.manyih._checkers import check_styles
-from adhere.suites.manyih._code import Code
+from adhere.suites.manyih._code import Code, parse_quietly
 from adhere.suites.manyih._hints import Hints
 from adhere.suites.manyih._rename import NameRules, apply_renames, plan_renames
 from adhere.suites.manyih._restyle_text import (
@@ -131,7 +131,7 @@ def restyle(
         raise ValueError(f"can only violate wanted styles, not {sorted(broken - wanted)}")
     keep = wanted - broken
     noise: list[str] = []
-    tree = ast.parse(task.reference)
+    tree = parse_quietly(task.reference)  # invalid escapes are unparsed away
     entry = task.entry
 
     unit = next((_UNITS[s] for s in ("indent_2", "indent_4", "indent_tab") if s in wanted), None)

@@ -101,8 +101,8 @@ def requote(source: str, quote: str) -> str:
         body = tok.string[len(prefix) + len(delim) : len(tok.string) - len(delim)]
         if quote not in body:
             new = prefix + quote * len(delim) + body + quote * len(delim)
-        elif other in body or "f" in prefix.lower() or "b" in prefix.lower():
-            continue  # the other delimiter is allowed here, or re-escaping is unsafe
+        elif other not in body or "f" in prefix.lower() or "b" in prefix.lower():
+            continue  # the other delimiter avoids a backslash (allowed), or re-escaping is unsafe
         else:
             value = ast.literal_eval(tok.string)
             new = quote + _escaped(value, quote) + quote

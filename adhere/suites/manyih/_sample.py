@@ -43,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from adhere.errors import SpecError
 from adhere.spec._load import format_location
+from adhere.suites.manyih._code import parse_quietly
 from adhere.suites.manyih._hierarchy import (
     Tagged,
     ordinal_ranks,
@@ -213,7 +214,7 @@ def entry_point(sample: CodingSample) -> str:
     """The function the tests call: named in the task text, defined by the reference code."""
     defined = [
         n.name
-        for n in ast.parse(sample.reference_code).body
+        for n in parse_quietly(sample.reference_code).body
         if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
     ]
     _setup, tests, _quirks = split_tests(sample.test_code)

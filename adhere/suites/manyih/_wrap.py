@@ -11,10 +11,9 @@ an expression with no brackets) are left as they are and reported by the checker
 
 from __future__ import annotations
 
-import ast
 import tokenize
 
-from adhere.suites.manyih._code import Code, Tok
+from adhere.suites.manyih._code import Code, Tok, parse_quietly
 
 __all__ = ["wrap_long_lines"]
 
@@ -90,7 +89,7 @@ def wrap_long_lines(source: str, limit: int, unit: str) -> str:
         rows = code.rows[: candidate - 1] + pieces + code.rows[candidate:]
         attempt = "\n".join(rows)
         try:
-            ast.parse(attempt)
+            parse_quietly(attempt)
         except SyntaxError:
             stuck.add(row)
             continue

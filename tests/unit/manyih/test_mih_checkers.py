@@ -20,7 +20,8 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
          'def f():\n  """Doc.\n\n      indented text inside a docstring is not indentation\n  """\n'
          "  return 1\n",
          "def f(a,\n      b):\n  return a\n"],
-        ["def f(x):\n    return 1\n", f"def f(x):\n{T}return 1\n", "def f(x):\n  if x:\n   return 1\n"],
+        ["def f(x):\n    return 1\n", f"def f(x):\n{T}return 1\n",
+         "def f(x):\n  if x:\n   return 1\n"],
     ),
     "indent_4": (
         ["def f(x):\n    if x:\n        return 1\n", "x = 1\n"],
@@ -57,7 +58,8 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
          "def f(a):\n    return sorted(a, key=len)\n",  # public defect: kwarg names
          "def f(a):\n    return 'camelCase inside a string'\n",
          "def f(a):\n    self_check = a.someAttribute\n    return self_check\n"],
-        ["def f(firstEven):\n    return firstEven\n", "def f(a):\n    Total = a\n    return Total\n",
+        ["def f(firstEven):\n    return firstEven\n",
+         "def f(a):\n    Total = a\n    return Total\n",
          "def f(a):\n    return [sumOf for sumOf in a]\n"],
     ),
     "naming_camel": (
@@ -75,7 +77,8 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
     ),
     # operator spacing
     "op_space_around": (
-        ["def f(a: int, b: int = 2) -> int:\n    x = a + b\n    return x * -1\n",  # public defect: ->
+        # public defect: ->
+        ["def f(a: int, b: int = 2) -> int:\n    x = a + b\n    return x * -1\n",
          "x = -1\ny = x ** -2\nz = sorted([x], key=abs)\n",  # negative literals, kwargs
          "x = 1  # a+b in a comment\ns = 'a+b'\n",  # strings and comments
          "x = [1,\n     2] + [\n    3]\n", "def f(*args, **kw):\n    return g(*args, **kw)\n",
@@ -121,7 +124,8 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
     ),
     # variable name length
     "var_min3": (
-        ["def f(num):\n    total = num\n    return total\n", "def f(abc):\n    return g(abc, k=1)\n",
+        ["def f(num):\n    total = num\n    return total\n",
+         "def f(abc):\n    return g(abc, k=1)\n",
          "def f(abc):\n    for _ in abc:\n        pass\n"],
         ["def f(n):\n    return n\n", "def f(num):\n    return [i for i in num]\n"],
     ),
@@ -165,7 +169,8 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
          'def f():\n    """Do it."""\n    def g():\n        return 1\n    return g\n'],
     ),
     "doc_none": (
-        ['"""A module docstring is fine."""\ndef f():\n    return 1\n', "def f():\n    x = 'str'\n"],
+        ['"""A module docstring is fine."""\ndef f():\n    return 1\n',
+         "def f():\n    x = 'str'\n"],
         ['def f():\n    """Do it."""\n', "class C:\n    def m(self):\n        'Doc.'\n"],
     ),
     "doc_oneline": (
@@ -175,7 +180,8 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
     # blank lines inside function bodies
     "blank_internal_none": (
         ["def f():\n    x = 1\n    return x\n\n\ndef g():\n    pass\n",
-         'def f():\n    """Doc.\n\n    A blank line inside a docstring is no blank line."""\n    return 1\n'],
+         'def f():\n    """Doc.\n\n    A blank line in a docstring is no blank line."""\n'
+         "    return 1\n"],
         ["def f():\n    x = 1\n\n    return x\n", "def f():\n\n    return 1\n"],
     ),
     "blank_internal_one": (
@@ -190,7 +196,8 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
     ),
     # return style
     "return_variable": (
-        ["def f(a):\n    total = a + 1\n    return total\n", "def f(a):\n    if a:\n        return -1\n"
+        ["def f(a):\n    total = a + 1\n    return total\n",
+         "def f(a):\n    if a:\n        return -1\n"
          "    return None\n"],
         ["def f(a):\n    return a + 1\n", "def f(a):\n    return (a, a)\n"],
     ),
