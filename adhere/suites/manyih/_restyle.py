@@ -269,8 +269,10 @@ def _text_passes(
         text = respace_operators(text, target)
     if "quotes_single" in wanted or "quotes_double" in wanted:
         quote = "'" if "quotes_single" in wanted else '"'
-        if broken & {"quotes_single", "quotes_double"}:
-            quote = '"' if quote == "'" else "'"
+        if "quotes_single" in broken:
+            quote = '"'
+        elif "quotes_double" in broken:
+            quote = "'"
         text = requote(text, quote)
     broken_doc = "quotes_docstring_triple_double" in broken
     text = docstring_quotes(text, "'''" if broken_doc else '"""')

@@ -43,7 +43,7 @@ from adhere.spec import (
     Verdict,
 )
 from adhere.suites._registry import WrongItem, suite
-from adhere.suites.manyih._checkers import check_styles
+from adhere.suites.manyih._checkers import check_style, check_styles
 from adhere.suites.manyih._code import Code
 from adhere.suites.manyih._extract import extract_code
 from adhere.suites.manyih._generate import GenerateParams, generate, load_problems
@@ -79,9 +79,35 @@ _GENERATE = {"problems", "n", "groups", "instructions", "tiers", "conflicts", "w
 
 
 def oracle_code(key: AnswerKey, wrong: WrongItem) -> str:
-    """The code a perfect model writes, with the items ``wrong`` picks broken."""
+    """The code a perfect model writes, with the items ``wrong`` picks broken.
+
+    A winning style picked to go wrong is broken the way a model that misreads the
+    hierarchy would: by following a losing instruction that conflicts with it (and
+    with no winner kept), when the sample has one and following it does break the
+    winner; otherwise by writing the style's opposite on purpose.
+    """
     broken = [sid for sid in key.winners if wrong(style_check(sid))]
-    restyled = restyle(key.task, key.winners, violate=broken, break_tests=wrong(TESTS_CHECK))
+    kept = [sid for sid in key.winners if sid not in broken]
+    losers = [sid for sid in key.styles if sid not in key.winners]
+    follow: dict[str, str] = {}
+    for sid in broken:
+        rivals = [
+            loser
+            for loser in losers
+            if conflicts(sid, loser)
+            and loser not in follow.values()
+            and not any(conflicts(loser, other) for other in [*kept, *follow.values()])
+        ]
+        if rivals:
+            follow[sid] = rivals[0]
+    wanted = [*kept, *follow.values()]
+    explicit = [sid for sid in broken if sid not in follow]
+    tests = wrong(TESTS_CHECK)
+    restyled = restyle(key.task, [*wanted, *explicit], violate=explicit, break_tests=tests)
+    still = [sid for sid in follow if check_style(restyled.code, sid).passed]
+    if still:  # following the loser changed nothing here: break the winner outright
+        explicit += still
+        restyled = restyle(key.task, [*wanted, *explicit], violate=explicit, break_tests=tests)
     return restyled.code
 
 
