@@ -229,3 +229,13 @@ def test_if_loader_errors(tmp_path: Path, change, message) -> None:
     with pytest.raises(SpecError, match=message) as info:
         load_if(path)
     assert info.value.field is not None and info.value.field.startswith("data[0]")
+
+
+def test_public_surface_and_registration() -> None:
+    import adhere.suites.manyih as manyih
+    from adhere.suites import suite_names
+
+    assert len(set(manyih.__all__)) == len(manyih.__all__) == 55
+    assert all(hasattr(manyih, name) for name in manyih.__all__)
+    assert "manyih" in suite_names()
+    assert isinstance(get_suite("manyih"), ManyIHSuite)
