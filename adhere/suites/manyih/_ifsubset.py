@@ -30,6 +30,8 @@ Each active constraint becomes one check, ``if:<constraint id>``:
   so the judge panel returns ``n/a`` when the condition does not hold.
 
 Reasoning wrapped in ``<think>…</think>`` is removed from the reply before checking.
+Instance metadata: ``subset`` (``if``), ``domain``, ``tiers`` (distinct privilege tags
+in the input, either interface), ``constraints`` and ``suppressed`` (counts).
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ from adhere.spec import (
     VerifierRef,
 )
 from adhere.spec._load import format_location
+from adhere.suites.manyih._hierarchy import parse_tags
 
 __all__ = [
     "IF_VERIFIER",
@@ -212,6 +215,9 @@ def if_to_instance(sample: IfSample, index: int) -> Instance:
         metadata={
             "subset": "if",
             "domain": str(extra.get("domain", "")),
+            "tiers": len(
+                {(t.interface, t.level) for m in sample.input for t in parse_tags(m.content)}
+            ),
             "constraints": len(sample.constraints),
             "suppressed": len(sample.suppressed_constraints),
             "answer_key": {

@@ -185,6 +185,7 @@ def test_if_subset_loader_and_instances() -> None:
     assert first.id == "manyih-if-travel-1" and second.id == "manyih-if-0001"
     assert first.system_prompt.startswith("You are a travel agent.")
     assert len(first.turns) == 1 and first.metadata["suppressed"] == 1
+    assert first.metadata["tiers"] == 3 and second.metadata["tiers"] == 1
     checks = {c.id: c for c in first.checks}
     assert set(checks) == {"if:c1", "if:c2", "if:c3", "if:c4"}  # suppressed: not checked
     assert checks["if:c1"].verifier is not None and checks["if:c3"].verifier is None
