@@ -44,7 +44,6 @@ from adhere.suites.manyih._restyle_tree import (
     add_all_carrier,
     add_module_docstring,
     add_singleton_carrier,
-    annotate,
     bare_return,
     break_entry,
     docstrings,
@@ -56,6 +55,7 @@ from adhere.suites.manyih._restyle_tree import (
     store_before_return,
     wrap_return,
 )
+from adhere.suites.manyih._restyle_types import annotate
 from adhere.suites.manyih._styles import STYLES
 from adhere.suites.manyih._wrap import wrap_long_lines
 

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 from adhere.suites.manyih._check_defs import can_fall_off, parameters, stored_then_returned
-from adhere.suites.manyih._hints import Hints
 
 __all__ = [
+    "FuncDef",
     "add_all_carrier",
+    "all_functions",
+    "entry_function",
+    "has_docstring",
+    "stmt_lists",
     "add_module_docstring",
     "add_singleton_carrier",
-    "annotate",
     "bare_return",
     "break_entry",
     "docstrings",
@@ -34,19 +37,19 @@ __all__ = [
 FuncDef = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def _functions(tree: ast.AST) -> list[FuncDef]:
+def all_functions(tree: ast.AST) -> list[FuncDef]:
     return [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
 
 
-def _entry(tree: ast.Module, entry: str) -> FuncDef | None:
+def entry_function(tree: ast.Module, entry: str) -> FuncDef | None:
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == entry:
             return node
-    funcs = _functions(tree)
+    funcs = all_functions(tree)
     return funcs[0] if funcs else None
 
 
-def _stmt_lists(tree: ast.AST) -> Iterator[list[ast.stmt]]:
+def stmt_lists(tree: ast.AST) -> Iterator[list[ast.stmt]]:
     for node in ast.walk(tree):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
@@ -76,8 +79,8 @@ def _fresh(tree: ast.AST, base: str) -> str:
 def returns_to_variable(tree: ast.Module) -> None:
     """``return <expression>`` → ``result = <expression>`` then ``return result``."""
     name = _fresh(tree, "result")
-    inside = {id(r) for f in _functions(tree) for r in ast.walk(f) if isinstance(r, ast.Return)}
-    for block in list(_stmt_lists(tree)):
+    inside = {id(r) for f in all_functions(tree) for r in ast.walk(f) if isinstance(r, ast.Return)}
+    for block in list(stmt_lists(tree)):
         index = 0
         while index < len(block):
             stmt = block[index]
@@ -104,7 +107,7 @@ def returns_direct(tree: ast.Module) -> None:
         if isinstance(node, ast.Global | ast.Nonlocal)
         for name in node.names
     }
-    for block in list(_stmt_lists(tree)):
+    for block in list(stmt_lists(tree)):
         for index in reversed(stored_then_returned(block)):
             before = block[index - 1]
             ret = block[index]
@@ -119,7 +122,7 @@ def returns_direct(tree: ast.Module) -> None:
 def _last_value_return(func: FuncDef) -> tuple[list[ast.stmt], int] | None:
     """(block, index) of the last ``return <value>`` of ``func`` (its own, in order)."""
     found = None
-    for block in _stmt_lists(func):
+    for block in stmt_lists(func):
         for index, stmt in enumerate(block):
             if isinstance(stmt, ast.Return) and stmt.value is not None:
                 if found is None or (stmt.lineno, stmt.col_offset) >= found[0]:
@@ -130,7 +133,7 @@ def _last_value_return(func: FuncDef) -> tuple[list[ast.stmt], int] | None:
 
 def store_before_return(tree: ast.Module, entry: str) -> bool:
     """Noisy carrier: the tested function's last ``return <value>`` stores it first."""
-    func = _entry(tree, entry)
+    func = entry_function(tree, entry)
     place = _last_value_return(func) if func is not None else None
     if func is None or place is None:
         return False
@@ -150,7 +153,7 @@ def wrap_return(tree: ast.Module, entry: str) -> bool:
 
     ``return x`` becomes ``return x if True else None`` (the same value, computed).
     """
-    func = _entry(tree, entry)
+    func = entry_function(tree, entry)
     place = _last_value_return(func) if func is not None else None
     if func is None or place is None:
         return False
@@ -164,7 +167,7 @@ def wrap_return(tree: ast.Module, entry: str) -> bool:
 
 def explicit_none(tree: ast.Module) -> None:
     """Bare ``return`` → ``return None``; bodies that can run off the end get one."""
-    for func in _functions(tree):
+    for func in all_functions(tree):
         for node in ast.walk(func):
             if isinstance(node, ast.Return) and node.value is None:
                 node.value = ast.Constant(None)
@@ -174,7 +177,7 @@ def explicit_none(tree: ast.Module) -> None:
 
 def bare_return(tree: ast.Module, entry: str) -> bool:
     """Noisy carrier: a bare ``return`` at the end of the tested function."""
-    func = _entry(tree, entry)
+    func = entry_function(tree, entry)
     if func is None:
         return False
     func.body.append(ast.Return(value=None))
@@ -221,7 +224,7 @@ def singleton_order(tree: ast.Module, order: str) -> None:
 
 def add_singleton_carrier(tree: ast.Module, entry: str, op: str, singleton_first: bool) -> bool:
     """Noisy carrier: ``assert <first parameter> is not None`` in the given form."""
-    func = _entry(tree, entry)
+    func = entry_function(tree, entry)
     if func is None:
         return False
     params = parameters(func, method=False)
@@ -232,12 +235,12 @@ def add_singleton_carrier(tree: ast.Module, entry: str, op: str, singleton_first
     operator: ast.cmpop = ast.IsNot() if op == "is" else ast.NotEq()
     left, right = (none, variable) if singleton_first else (variable, none)
     check = ast.Assert(test=ast.Compare(left=left, ops=[operator], comparators=[right]))
-    start = 1 if _has_docstring(func) else 0
+    start = 1 if has_docstring(func) else 0
     func.body.insert(start, check)
     return True
 
 
-def _has_docstring(node: ast.AST) -> bool:
+def has_docstring(node: ast.AST) -> bool:
     body = getattr(node, "body", [])
     return bool(
         body
@@ -301,10 +304,10 @@ def docstrings(
     docstring spans lines). ``width`` caps a docstring line's length (line-length styles).
     """
     depths = _depths(tree)
-    for func in _functions(tree):
+    for func in all_functions(tree):
         room = None if width is None else width - unit_width * (depths.get(id(func), 0) + 1) - 6
         text = summary if func.name == entry else f"Helper for {func.name.replace('_', ' ')}."
-        has = _has_docstring(func)
+        has = has_docstring(func)
         if mode == "none" and has:
             del func.body[0]
             if not func.body:
@@ -326,7 +329,7 @@ def docstrings(
 
 def add_module_docstring(tree: ast.Module) -> None:
     """Noisy carrier: make sure the module has a docstring."""
-    if not _has_docstring(tree):
+    if not has_docstring(tree):
         tree.body.insert(0, ast.Expr(ast.Constant("Solution.")))
 
 
@@ -342,92 +345,9 @@ def add_all_carrier(tree: ast.Module, entry: str, *, repeat: bool = False) -> No
     tree.body.append(ast.Assign(targets=[ast.Name("__all__", ast.Store())], value=value, lineno=0))
 
 
-def _annotation(name: str) -> ast.expr:
-    return ast.Constant(None) if name == "None" else ast.Name(name, ast.Load())
-
-
-def annotate(
-    tree: ast.Module,
-    mode: str,
-    *,
-    entry: str,
-    hints: Hints,
-    violate: Sequence[str] = (),
-) -> None:
-    """Type hints in one of four modes.
-
-    ``full``, ``args_only``, ``args_required`` (add what is missing) or ``none``
-    (remove every annotation). ``violate``: type styles to break, in the tested
-    function, while keeping to ``mode`` elsewhere (noisy answers).
-    """
-    methods = {
-        id(item) for node in ast.walk(tree) if isinstance(node, ast.ClassDef) for item in node.body
-    }
-    main = _entry(tree, entry)
-    for func in _functions(tree):
-        params = parameters(func, method=id(func) in methods)
-        positional = [*func.args.posonlyargs, *func.args.args]
-        is_main = func is main
-        if mode == "none":
-            for param in [*positional, *func.args.kwonlyargs, func.args.vararg, func.args.kwarg]:
-                if param is not None:
-                    param.annotation = None
-            func.returns = None
-        else:
-            for param in params:
-                if param.annotation is None:
-                    index = positional.index(param) if param in positional else 10_000
-                    name = hints.param(index) if is_main else "Any"
-                    param.annotation = _annotation(name)
-            if mode == "full" and func.returns is None:
-                func.returns = _annotation(hints.returns if is_main else "Any")
-            elif mode == "args_only":
-                func.returns = None
-        if is_main:
-            for style_id in violate:
-                _break_types(func, params, style_id, hints)
-    if mode == "none":
-        _drop_variable_annotations(tree)
-    if any(isinstance(n, ast.Name) and n.id == "Any" for n in ast.walk(tree)):
-        _import_any(tree)
-
-
-def _break_types(func: FuncDef, params: list[ast.arg], violate: str, hints: Hints) -> None:
-    if violate == "types_full":
-        func.returns = None
-    elif violate == "types_args_only":
-        func.returns = _annotation(hints.returns)
-    elif violate == "types_args_required" and params:
-        params[0].annotation = None
-    elif violate == "types_none":
-        if params:
-            params[0].annotation = _annotation(hints.param(0))
-        else:
-            func.returns = _annotation(hints.returns)
-
-
-def _drop_variable_annotations(tree: ast.Module) -> None:
-    for block in list(_stmt_lists(tree)):
-        for index, stmt in enumerate(block):
-            if isinstance(stmt, ast.AnnAssign):
-                if stmt.value is not None:
-                    block[index] = ast.Assign(targets=[stmt.target], value=stmt.value, lineno=0)
-                else:
-                    block[index] = ast.Pass()
-
-
-def _import_any(tree: ast.Module) -> None:
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.module == "typing":
-            if any(alias.name == "Any" and alias.asname is None for alias in node.names):
-                return
-    where = 1 if _has_docstring(tree) else 0
-    tree.body.insert(where, ast.ImportFrom("typing", [ast.alias("Any")], 0))
-
-
 def break_entry(tree: ast.Module, entry: str) -> bool:
     """Noisy answer: the tested function under another name, so the tests cannot call it."""
-    func = _entry(tree, entry)
+    func = entry_function(tree, entry)
     if func is None or func.name != entry:
         return False
     func.name = entry[:1].swapcase() + entry[1:] if entry[:1].isalpha() else entry + "_x"
