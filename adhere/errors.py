@@ -9,6 +9,7 @@
     │   └── ModelReplyError  the endpoint answered with something that is not a valid reply
     ├── UnknownConversation  the scripted policy server cannot place a request
     ├── StoreError           the result store could not be read or written
+    │   └── StoreUnavailable the store did not answer in time (outage, timeout); retry later
     └── ClusterError         Ray could not be started or reached, or one of its workers died
 
 Errors are translated once, at the edge that meets the outside world; the rest of the
@@ -55,6 +56,14 @@ class UnknownConversation(AdhereError):
 
 class StoreError(AdhereError):
     """The result store could not be read or written."""
+
+
+class StoreUnavailable(StoreError):
+    """The store could not be reached or did not answer within its timeouts and retries.
+
+    Temporary by nature (an outage, a restart, a network partition): the same call may
+    succeed later, so callers that can wait (the operator) retry instead of failing.
+    """
 
 
 class ClusterError(AdhereError):
