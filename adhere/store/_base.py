@@ -49,14 +49,20 @@ class Store(Protocol):
 
 
 def open_store(uri: str, *, base_dir: str | Path | None = None, **options: Any) -> Store:
-    """Open a store by URI: ``file://path``, a plain path, or (later) ``s3://bucket/prefix``.
+    """Open a store by URI: ``file://path``, a plain path, or ``s3://bucket/prefix``.
 
     Relative paths are resolved against ``base_dir`` (the directory of the spec that
-    named the store) or the working directory.
+    named the store) or the working directory. An ``s3://`` URI may carry settings in
+    its query (``?endpoint_url=…&region=…``); ``options`` go to
+    :func:`adhere.store._s3.open_s3_store` (``s3_client=``, ``settings=``, ``environ=``).
     """
     from adhere.store._file import FileStore
 
     parsed = urlparse(uri)
+    if parsed.scheme == "s3":
+        from adhere.store._s3 import open_s3_store
+
+        return open_s3_store(uri, **options)
     if parsed.scheme in ("", "file"):
         raw = uri[len("file://") :] if parsed.scheme == "file" else uri
         path = Path(raw).expanduser()
@@ -64,6 +70,6 @@ def open_store(uri: str, *, base_dir: str | Path | None = None, **options: Any) 
             path = Path(base_dir or Path.cwd()) / path
         return FileStore(path.resolve())
     raise SpecError(
-        f"unsupported store URI scheme {parsed.scheme!r}; expected file:// or a path",
+        f"unsupported store URI scheme {parsed.scheme!r}; expected file://, s3:// or a path",
         field="storage",
     )
