@@ -10,6 +10,15 @@ from adhere.metrics._conflict import (
 )
 from adhere.metrics._plot import line_plot_svg
 from adhere.metrics._rates import Rates, ScoredTrial, TrialScore, group_rates, rates, score_trial
+from adhere.metrics._regression import (
+    ALL_SOURCES,
+    Regression,
+    RegressionRow,
+    RegressionSettings,
+    compare_trials,
+    mcnemar_exact,
+    paired_bootstrap,
+)
 from adhere.metrics._report import (
     Report,
     Table,
@@ -20,19 +29,26 @@ from adhere.metrics._report import (
 )
 
 __all__ = [
+    "ALL_SOURCES",
     "ConflictRun",
     "Followed",
     "Rates",
+    "Regression",
+    "RegressionRow",
+    "RegressionSettings",
     "Report",
     "ScoredTrial",
     "Table",
     "TrialScore",
     "build_report",
+    "compare_trials",
     "conflict_of",
     "conflict_tables",
     "followed",
     "group_rates",
     "line_plot_svg",
+    "mcnemar_exact",
+    "paired_bootstrap",
     "pct",
     "rates",
     "render_html",
