@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import statistics
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,7 @@ from adhere.metrics import (
 from adhere.metrics._plot import bar_svg
 from adhere.runner._paper import paper_tables
 from adhere.spec import Instance, Trial, Verdict
-from adhere.store import RolloutStore, open_store
+from adhere.store import RolloutStore, StoredTrial, open_store
 from adhere.suites import get_suite
 
 
@@ -61,25 +62,10 @@ def collect(store: RolloutStore) -> Collected:
     trials = []
     conflicts = []
     for stored in store.iter_trials():
-        trial = stored.result.trial
-        instance = instances.get(trial.instance)
-        full = instance.metadata if instance else {}
-        metadata = {k: v for k, v in full.items() if _scalar(v)}
-        keys = {
-            **metadata,
-            "model": trial.model,
-            "scaffold": trial.scaffold,
-            "instance": trial.instance,
-            "repeat": trial.repeat,
-            "trial": trial.id,
-        }
-        verdicts = stored.verdicts
-        conflict = conflict_of(full)
+        scored, conflict = scored_trial(stored, instances)
+        trials.append(scored)
         if conflict is not None:
-            conflicts.append(ConflictRun(keys, stored.result.status, conflict, verdicts))
-            sides = side_checks(full)
-            verdicts = [v for v in verdicts if v.check_id not in sides]
-        trials.append(ScoredTrial(keys=keys, status=stored.result.status, verdicts=verdicts))
+            conflicts.append(conflict)
     return Collected(
         rollout=store.rollout,
         suite=", ".join(sorted(suites)),
@@ -87,6 +73,36 @@ def collect(store: RolloutStore) -> Collected:
         trials=trials,
         conflicts=conflicts,
     )
+
+
+def scored_trial(
+    stored: StoredTrial, instances: Mapping[str, Instance]
+) -> tuple[ScoredTrial, ConflictRun | None]:
+    """A finished trial as metrics see it, and its conflict run when it has one.
+
+    Keys: the instance's scalar metadata, model, scaffold, instance, repeat, trial.
+    A conflict instance's two side checks are left out of the scored verdicts.
+    """
+    trial = stored.result.trial
+    instance = instances.get(trial.instance)
+    full = instance.metadata if instance else {}
+    metadata = {k: v for k, v in full.items() if _scalar(v)}
+    keys = {
+        **metadata,
+        "model": trial.model,
+        "scaffold": trial.scaffold,
+        "instance": trial.instance,
+        "repeat": trial.repeat,
+        "trial": trial.id,
+    }
+    verdicts = stored.verdicts
+    conflict = conflict_of(full)
+    run = None
+    if conflict is not None:
+        run = ConflictRun(keys, stored.result.status, conflict, verdicts)
+        sides = side_checks(full)
+        verdicts = [v for v in verdicts if v.check_id not in sides]
+    return ScoredTrial(keys=keys, status=stored.result.status, verdicts=verdicts), run
 
 
 def _scalar(value: object) -> bool:

@@ -28,6 +28,7 @@ from adhere.runner._engine import Engine, ModelTarget, Progress, RunSummary
 from adhere.runner._plan import apply_filters, plan_trials
 from adhere.runner._replay import RecordedRun, RecordedRuns
 from adhere.runner._scoring import Scorer, score_rollout
+from adhere.runner._telemetry import StoreProgress
 from adhere.runner._workspace import default_work_root
 from adhere.scaffolds import Scaffold, WireApi, default_cache_dir, get_scaffold
 from adhere.spec import Endpoint, Instance, JudgePanel, Trial
@@ -240,6 +241,8 @@ async def execute(
 ) -> RunSummary:
     """Run the prepared trials (skipping finished ones), score them with ``scorer``."""
     cache_dir = default_cache_dir()
+    # progress.json in the store: what `adhere exporter` reports as trials running.
+    tracked = StoreProgress(prepared.store, prepared.config.rollout.spec.parallelism, progress)
     for scaffold in prepared.scaffolds.values():
         await scaffold.install(cache_dir)
     async with _services(prepared) as (calls, targets):
@@ -256,10 +259,11 @@ async def execute(
             work_root=Path(os.environ.get("ADHERE_WORK_DIR") or default_work_root()),
             cache_dir=cache_dir,
             parallelism=prepared.config.rollout.spec.parallelism,
-            progress=progress,
+            progress=tracked,
             secrets=calls.secrets,
         )
         summary = await engine.run(prepared.trials)
+        tracked.write("scoring", force=True)
         panel = prepared.config.judge_panel
         summary.scoring = await scorer(
             prepared.store,
@@ -270,4 +274,5 @@ async def execute(
             cache=StoreVerdictCache(prepared.store.store),
             parallelism=prepared.config.rollout.spec.parallelism,
         )
+        tracked.write("finished", force=True)
         return summary

@@ -35,6 +35,7 @@ from adhere.judging import (
 )
 from adhere.models import ChatRequest, EndpointLimiter, ModelClient, open_client
 from adhere.runner._evidence import gather_evidence
+from adhere.runner._telemetry import append_judge_calls, judge_call_record
 from adhere.spec import (
     ChatMessage,
     Check,
@@ -85,6 +86,8 @@ class JudgeAsks:
             for name, endpoint in endpoints.items()
         }
         self.calls = 0
+        self.records: list[dict[str, Any]] = []
+        """One record per call (latency, tokens, failure): see ``_telemetry``."""
 
     def ask_for(self, judge: str) -> Ask:
         """The ``ask`` of one judge."""
@@ -92,14 +95,22 @@ class JudgeAsks:
 
         async def ask(call: JudgeCall) -> str:
             self.calls += 1
-            response = await client.complete(
-                ChatRequest(
-                    messages=(ChatMessage(role="user", content=call.user),),
-                    system=call.system,
-                    max_tokens=call.max_tokens,
-                    temperature=0.0,
+            started = time.monotonic()
+            try:
+                response = await client.complete(
+                    ChatRequest(
+                        messages=(ChatMessage(role="user", content=call.user),),
+                        system=call.system,
+                        max_tokens=call.max_tokens,
+                        temperature=0.0,
+                    )
                 )
-            )
+            except Exception as exc:
+                seconds = time.monotonic() - started
+                self.records.append(judge_call_record(call, judge, seconds, error=exc))
+                raise
+            seconds = time.monotonic() - started
+            self.records.append(judge_call_record(call, judge, seconds, response))
             return response.message.content
 
         return ask
@@ -282,6 +293,7 @@ async def score_rollout(
     finally:
         if asks is not None:
             summary.judge_calls = asks.calls
+            append_judge_calls(store, asks.records)
             await asks.aclose()
         summary.seconds = time.monotonic() - started
     return summary
