@@ -475,6 +475,38 @@ def validate(files: tuple[str, ...]) -> None:
             )
 
 
+@main.command()
+@click.option(
+    "--out",
+    "outs",
+    multiple=True,
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory to write the CRD YAML into (repeatable), e.g. crds/ and charts/adhere/crds/.",
+)
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 if a file is stale or missing.")
+def crds(outs: tuple[Path, ...], check: bool) -> None:
+    """Generate the Benchmark, Rollout and JudgePanel CRDs from the spec models."""
+    from adhere.spec._crds import render_crds
+
+    stale = []
+    for out in outs:
+        for filename, text in render_crds().items():
+            path = out / filename
+            current = path.read_text(encoding="utf-8") if path.is_file() else None
+            if current == text:
+                continue
+            if check:
+                stale.append(str(path))
+                continue
+            out.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            click.echo(f"wrote {path}")
+    if stale:
+        click.echo("stale or missing (run `adhere crds --out DIR`): " + ", ".join(stale), err=True)
+        raise SystemExit(1)
+
+
 @main.group()
 def generate() -> None:
     """Generate benchmark data."""
