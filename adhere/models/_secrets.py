@@ -1,4 +1,4 @@
-"""Reading an endpoint's API key from its environment variable or file."""
+"""Reading an endpoint's API key from its environment variable, file or Secret variable."""
 
 from __future__ import annotations
 
@@ -32,8 +32,19 @@ def resolve_api_key(
     """
     if source is None:
         return None
+    environ = os.environ if env is None else env
+    ref = source.secret_key_ref
+    if ref is not None:
+        # The operator sets this variable from the Secret in the pods it starts.
+        value = environ.get(ref.env_name, "").strip()
+        if not value:
+            raise SecretError(
+                f"API key of Secret {ref.name!r} key {ref.key!r} is read from the environment "
+                f"variable {ref.env_name}, which is not set or empty (the operator sets it in "
+                "its pods; elsewhere set it yourself)"
+            )
+        return value
     if source.env is not None:
-        environ = os.environ if env is None else env
         if source.env not in environ:
             raise SecretError(f"API key environment variable {source.env} is not set")
         value = environ[source.env].strip()

@@ -30,7 +30,7 @@ from adhere.spec._core import (
     VerifierRef,
     Workspace,
 )
-from adhere.spec._endpoint import ApiKind, Endpoint, Limits, SecretSource
+from adhere.spec._endpoint import ApiKind, Endpoint, Limits, SecretKeyRef, SecretSource
 from adhere.spec._evidence import Evidence, EvidenceRequest, EvidenceStatus, RuffRun, SandboxRun
 from adhere.spec._load import (
     format_location,
@@ -95,6 +95,7 @@ __all__ = [
     "SYSTEM_INDEX",
     "SandboxRun",
     "ScaffoldSpec",
+    "SecretKeyRef",
     "SecretSource",
     "Source",
     "SourceSpan",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import Field, model_validator
@@ -11,20 +12,45 @@ from adhere.spec._base import SpecModel
 ApiKind = Literal["openai", "anthropic"]
 
 
-class SecretSource(SpecModel):
-    """Where an API key is read from at run time: an environment variable or a file.
+class SecretKeyRef(SpecModel):
+    """A key of a Kubernetes Secret in the resource's namespace (as in a pod's env)."""
 
-    In a cluster the operator mounts a Kubernetes Secret as an env var or a file, so
-    both forms work there too. The key itself never appears in a spec.
+    name: str = Field(description="Name of the Secret.")
+    key: str = Field(description="Key within the Secret's data.")
+
+    @property
+    def env_name(self) -> str:
+        """The environment variable this key is read from at run time.
+
+        ``ADHERE_SECRET_<NAME>_<KEY>``, upper-cased, other characters as ``_``: the
+        operator sets it in the pods it starts (``valueFrom.secretKeyRef``); outside
+        the cluster, set it yourself.
+        """
+        raw = f"ADHERE_SECRET_{self.name}_{self.key}".upper()
+        return re.sub(r"[^A-Z0-9_]", "_", raw)
+
+
+class SecretSource(SpecModel):
+    """Where an API key is read from at run time: an env var, a file or a Kubernetes Secret.
+
+    ``secretKeyRef`` names a key of a Kubernetes Secret: the operator passes it to the
+    pods that need it (``valueFrom.secretKeyRef``) and checks that it exists; at run
+    time it is read from the environment variable :attr:`SecretKeyRef.env_name`. The
+    key itself never appears in a spec.
     """
 
     env: str | None = Field(default=None, description="Name of the environment variable.")
     file: str | None = Field(default=None, description="Path of a file holding the key.")
+    secret_key_ref: SecretKeyRef | None = Field(
+        default=None,
+        description="A key of a Kubernetes Secret in the resource's namespace.",
+    )
 
     @model_validator(mode="after")
     def _exactly_one(self) -> SecretSource:
-        if (self.env is None) == (self.file is None):
-            raise ValueError("give exactly one of 'env' or 'file'")
+        given = [f for f in (self.env, self.file, self.secret_key_ref) if f is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one of 'env', 'file' or 'secretKeyRef'")
         return self
 
 
