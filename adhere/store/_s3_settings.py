@@ -82,8 +82,9 @@ class S3Settings:
     max_attempts: int = 4
     """Attempts per request in total, first one included (botocore ``standard`` retry
     mode: connection errors, timeouts, throttling and 5xx are retried with jittered
-    exponential backoff). A server that never answers therefore fails a call after
-    about ``max_attempts × read_timeout`` seconds plus the backoff."""
+    exponential backoff). A server that accepts connections but never answers fails a
+    call after about ``max_attempts × read_timeout`` seconds plus the backoff, and one
+    more second per attempt for a write (botocore waits 1 s for ``100 Continue``)."""
 
     multipart_threshold: int = 16 * MiB
     """Objects of at least this many bytes are uploaded in parts."""

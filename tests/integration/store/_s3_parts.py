@@ -88,3 +88,91 @@ def wait_until(
             return True
         time.sleep(interval)
     return predicate()
+
+
+class CuttingProxy:
+    """A TCP forwarder to ``upstream_port`` that can drop every connection mid-request.
+
+    After :meth:`cut_after` has let ``budget`` more bytes through towards the server,
+    the proxy closes every open connection and closes new ones at once (a network
+    outage in the middle of an upload) until :meth:`heal`.
+    """
+
+    def __init__(self, upstream_port: int) -> None:
+        self.upstream_port = upstream_port
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self._lock = threading.Lock()
+        self._budget: int | None = None
+        self._down = False
+        self._open: set[socket.socket] = set()
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def cut_after(self, budget: int) -> None:
+        with self._lock:
+            self._budget = budget
+
+    def heal(self) -> None:
+        with self._lock:
+            self._budget, self._down = None, False
+
+    @property
+    def down(self) -> bool:
+        return self._down
+
+    def _serve(self) -> None:
+        self.sock.settimeout(0.1)
+        while not self._stop.is_set():
+            try:
+                client, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            if self._down:
+                client.close()
+                continue
+            upstream = socket.create_connection(("127.0.0.1", self.upstream_port))
+            with self._lock:
+                self._open.update((client, upstream))
+            threading.Thread(target=self._pump, args=(client, upstream, True), daemon=True).start()
+            threading.Thread(target=self._pump, args=(upstream, client, False), daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket, counted: bool) -> None:
+        try:
+            while chunk := src.recv(65536):
+                if counted:
+                    with self._lock:
+                        if self._budget is not None:
+                            self._budget -= len(chunk)
+                            if self._budget < 0:
+                                self._down = True
+                    if self._down:
+                        self._drop_all()
+                        return
+                dst.sendall(chunk)
+        except OSError:
+            pass
+        finally:
+            for sock in (src, dst):
+                _close(sock)
+
+    def _drop_all(self) -> None:
+        with self._lock:
+            sockets, self._open = self._open, set()
+        for sock in sockets:
+            _close(sock)
+
+    def close(self) -> None:
+        self._stop.set()
+        self.thread.join()
+        self._drop_all()
+        self.sock.close()
+
+
+def _close(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    sock.close()
