@@ -206,18 +206,22 @@ def _write_report(store: object, out: Path | None = None, human_labels: str | No
     out_console.print(report_table(result))
     for note in result.notes:
         out_console.print(f"[yellow]note:[/] {note}", highlight=False)
+    files = {"report.md": render_markdown(result), "report.html": render_html(result)}
+    if result.plot_svg:
+        files["plot.svg"] = result.plot_svg
+    files.update((name, svg) for name, (_title, svg) in result.plots.items())
     if out is None:
         local = store.store.local_path(store.key("report", "report.md"))
-        if local is None:
+        if local is None:  # an object store (s3://): the report goes beside the results
+            for name, text in files.items():
+                store.store.write_bytes(store.key("report", name), text.encode("utf-8"))
+            where = f"{store.uri}/report/report.md"
+            err_console.print(f"report written to {where} and report.html", highlight=False)
             return
         out = local.parent
     out.mkdir(parents=True, exist_ok=True)
-    (out / "report.md").write_text(render_markdown(result), encoding="utf-8")
-    (out / "report.html").write_text(render_html(result), encoding="utf-8")
-    if result.plot_svg:
-        (out / "plot.svg").write_text(result.plot_svg, encoding="utf-8")
-    for name, (_title, svg) in result.plots.items():
-        (out / name).write_text(svg, encoding="utf-8")
+    for name, text in files.items():
+        (out / name).write_text(text, encoding="utf-8")
     err_console.print(f"report written to {out}/report.md and report.html", highlight=False)
 
 
@@ -921,6 +925,157 @@ def analyze_vibe_correlation(
         )
 
 
+def _rollout_pairs(
+    _ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]
+) -> dict[str, str]:
+    pairs = {}
+    for value in values:
+        candidate, sep, baseline = value.partition("=")
+        if not sep or not candidate or not baseline:
+            raise click.BadParameter(f"{value!r}: expected CANDIDATE=BASELINE (rollout names)")
+        pairs[candidate] = baseline
+    return pairs
+
+
+@main.command()
+@click.argument("baseline_ref", metavar="RUN_A", type=click.Path(exists=True))
+@click.argument("candidate_ref", metavar="RUN_B", type=click.Path(exists=True))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Markdown report.")
+@click.option(
+    "--threshold",
+    default=0.05,
+    show_default=True,
+    type=click.FloatRange(0, 1),
+    help="Smallest drop (a share) flagged as a regression.",
+)
+@click.option(
+    "--alpha",
+    default=0.05,
+    show_default=True,
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    help="Flag only with a p-value below this.",
+)
+@click.option(
+    "--samples",
+    default=2000,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Paired bootstrap draws.",
+)
+@click.option("--seed", default=0, show_default=True, type=int, help="Bootstrap seed.")
+@click.option("--fail-on-regression", is_flag=True, help="Exit with status 1 when flagged.")
+def compare(
+    baseline_ref: str,
+    candidate_ref: str,
+    out: Path | None,
+    threshold: float,
+    alpha: float,
+    samples: int,
+    seed: int,
+    fail_on_regression: bool,
+) -> None:
+    """Compare run RUN_B (candidate) with RUN_A (baseline): ΔISR / ΔCSR with p-values.
+
+    Each RUN is a rollout's artifact directory or its rollout YAML. Trials are paired
+    by model, scaffold, instance and repeat; see docs/observability.md.
+    """
+    from rich.table import Table as RichTable
+
+    from adhere.metrics import RegressionSettings
+    from adhere.runner._compare import (
+        compare_stores,
+        comparison_notes,
+        comparison_table,
+        open_run,
+        render_comparison,
+    )
+
+    settings = RegressionSettings(threshold=threshold, alpha=alpha, samples=samples, seed=seed)
+    result = compare_stores(open_run(baseline_ref), open_run(candidate_ref), settings)
+    table = comparison_table(result)
+    view = RichTable(title=table.title)
+    for n, column in enumerate(table.header):
+        view.add_column(column, justify="left" if n < 2 or n == len(table.header) - 1 else "right")
+    for row in table.rows:
+        view.add_row(*row, style="bold red" if row[-1] else None)
+    out_console.print(view)
+    for note in comparison_notes(result):
+        out_console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(render_comparison(result), encoding="utf-8")
+        err_console.print(f"comparison written to {out}", highlight=False)
+    if fail_on_regression and result.regressed:
+        raise SystemExit(1)
+
+
+@main.command()
+@click.option("--store", "store_uri", required=True, help="Store URI or path (e.g. runs).")
+@click.option("--port", default=9477, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--addr", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option(
+    "--baseline",
+    "baselines",
+    multiple=True,
+    callback=_rollout_pairs,
+    metavar="CANDIDATE=BASELINE",
+    help="Compare rollout CANDIDATE with BASELINE (overrides the Rollout's spec.baseline).",
+)
+@click.option("--rollout", "rollouts", multiple=True, help="Export only these rollouts.")
+@click.option(
+    "--settings",
+    "settings_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="YAML of exporter settings (prices, bounds, TTL, regression test).",
+)
+@click.option("--ttl", type=click.FloatRange(min=0), help="Seconds a refresh is reused.")
+@click.option("--threshold", type=click.FloatRange(0, 1), help="Regression drop to flag.")
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    help="Regression p-value to flag.",
+)
+@click.option("--stop-after", type=click.FloatRange(min=0), help="Stop after N seconds.")
+def exporter(
+    store_uri: str,
+    port: int,
+    addr: str,
+    baselines: dict[str, str],
+    rollouts: tuple[str, ...],
+    settings_file: str | None,
+    ttl: float | None,
+    threshold: float | None,
+    alpha: float | None,
+    stop_after: float | None,
+) -> None:
+    """Serve Prometheus metrics of the rollouts in a store on /metrics.
+
+    Compliance (ISR/CSR by model, scaffold, source, check type, judge), progress,
+    tokens and cost, proxy and judge calls, and regressions against a baseline.
+    """
+    from adhere.exporter import load_settings, serve_store
+
+    settings = load_settings(
+        settings_file,
+        ttl_seconds=ttl,
+        regression_threshold=threshold,
+        regression_alpha=alpha,
+        rollouts=list(rollouts) or None,
+    )
+    if baselines:
+        settings = settings.model_copy(update={"baselines": {**settings.baselines, **baselines}})
+    serve_store(
+        store_uri,
+        settings,
+        port=port,
+        addr=addr,
+        stop_after=stop_after,
+        on_start=lambda server: err_console.print(
+            f"serving {server.url} for {store_uri} (Ctrl-C stops)", highlight=False
+        ),
+    )
+
+
 @main.command("serve-policy")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8765, show_default=True, type=int)
@@ -972,6 +1127,114 @@ def serve_policy(
         require_key_env=require_key_env,
         console=err_console,
     )
+
+
+@main.group()
+def trial() -> None:
+    """One trial, or the scoring pass, of a rollout stored at a URI (the operator's pods)."""
+
+
+@trial.command("run")
+@click.option(
+    "--rollout-uri",
+    required=True,
+    help="<store URI>/<rollout>, where the rollout's spec snapshot and instances are.",
+)
+@click.option("--trial", "trial_id", required=True, help="The trial's id.")
+@click.option("--attempt", type=click.IntRange(min=1), help="Attempt number (default: next).")
+@click.option(
+    "--proxy-url",
+    help="A recording proxy already running (the pod's sidecar); default: start one here.",
+)
+@click.option(
+    "--calls-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where that proxy writes <trial>/calls.jsonl (with --proxy-url).",
+)
+def trial_run(
+    rollout_uri: str,
+    trial_id: str,
+    attempt: int | None,
+    proxy_url: str | None,
+    calls_dir: Path | None,
+) -> None:
+    """Run exactly one trial and write its artifacts to the store (result last).
+
+    A trial already finished ``ok`` is not run again; an earlier attempt's files move
+    to ``attempt-<n>/``. Exit status: 0 when the trial finished ok, 1 when it ended in
+    an error (recorded in the store), 2 for invalid input.
+    """
+    from adhere.runner._trial import run_stored_trial
+
+    result = asyncio.run(
+        run_stored_trial(
+            rollout_uri, trial_id, attempt=attempt, proxy_url=proxy_url, calls_dir=calls_dir
+        )
+    )
+    t = result.trial
+    err_console.print(
+        f"trial {result.trial_id} ({t.model}/{t.scaffold}/{t.instance}/r{t.repeat}) "
+        f"attempt {result.attempt}: {result.status}"
+        + (f" — {result.error}" if result.error else ""),
+        highlight=False,
+    )
+    if result.status != "ok":
+        raise SystemExit(1)
+
+
+@trial.command("score")
+@click.option("--rollout-uri", required=True, help="<store URI>/<rollout> to score.")
+@_ray_options
+def trial_score(
+    rollout_uri: str, ray_address: str | None, verify_actors: int, judge_actors: int
+) -> None:
+    """Score the finished trials of a stored rollout (the operator's RayJob runs this)."""
+    from adhere.runner._trial import open_rollout_uri, score_stored
+
+    scorer = _scorer(ray_address, verify_actors, judge_actors)
+    summary = asyncio.run(score_stored(open_rollout_uri(rollout_uri), scorer=scorer))
+    err_console.print(
+        f"scored {summary.trials} trials in {summary.seconds:.1f}s: "
+        f"{summary.verifier_verdicts} by verifiers, {summary.judged_checks} judged, "
+        f"{summary.undecided_checks} undecided, {summary.errors} errors",
+        highlight=False,
+    )
+
+
+@main.command("operator")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="YAML of operator settings (docs/kubernetes.md lists them).",
+)
+@click.option(
+    "-n",
+    "--namespace",
+    "namespaces",
+    multiple=True,
+    help="Watch only this namespace (repeatable); default: cluster-wide.",
+)
+@click.option("--store", "store_uri", help="Default store URI (overrides storeUri).")
+@click.option("--interval", type=click.FloatRange(min=0.05), help="Reconcile interval, seconds.")
+@click.option("--liveness", help="Serve kopf's liveness probe, e.g. http://0.0.0.0:8080/healthz.")
+def operator_command(
+    config_file: str | None,
+    namespaces: tuple[str, ...],
+    store_uri: str | None,
+    interval: float | None,
+    liveness: str | None,
+) -> None:
+    """Run the Kubernetes operator (kopf): Benchmarks, JudgePanels and Rollouts.
+
+    Each Rollout's trials run as Jobs (one per trial and attempt), retried up to
+    spec.maxRetries, then scored (KubeRay RayJob, a Ray cluster, or in process).
+    """
+    from adhere.operator import load_operator_config
+    from adhere.operator._main import run_operator
+
+    config = load_operator_config(config_file, store_uri=store_uri, interval_seconds=interval)
+    run_operator(config, namespaces=namespaces, liveness_endpoint=liveness)
 
 
 if __name__ == "__main__":  # pragma: no cover

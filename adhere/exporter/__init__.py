@@ -9,7 +9,7 @@ bounds are listed in ``docs/observability.md``.
 
 from adhere.exporter._activity import TrialCounts
 from adhere.exporter._collector import ProgressSource, StoreCollector
-from adhere.exporter._server import DEFAULT_PORT, MetricsServer, start_metrics_server
+from adhere.exporter._server import DEFAULT_PORT, MetricsServer, serve_store, start_metrics_server
 from adhere.exporter._settings import ExporterSettings, Price, load_settings
 
 __all__ = [
@@ -21,5 +21,6 @@ __all__ = [
     "StoreCollector",
     "TrialCounts",
     "load_settings",
+    "serve_store",
     "start_metrics_server",
 ]
