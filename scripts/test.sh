@@ -16,6 +16,9 @@ fi
 echo "== agent CLIs (npm, cached in \${ADHERE_SCAFFOLD_CACHE:-~/.cache/adhere/scaffolds})" >&2
 bash scripts/install-scaffolds.sh
 
+# helm-sdkpy (Helm's Go library) for the chart tests, cached outside the repository.
+bash scripts/install-helm-sdkpy.sh
+
 echo "== ruff" >&2
 uv run ruff check .
 uv run ruff format --check .
