@@ -1,0 +1,271 @@
+"""The batch/v1 Job of one attempt of one trial, built as plain data (pure).
+
+Pod layout::
+
+    initContainers:
+      proxy   the recording proxy as a native sidecar (restartPolicy: Always), bound to
+              127.0.0.1 only; the only container that sees the model's API key
+              (env valueFrom.secretKeyRef); writes /calls/<trial>/calls.jsonl
+    containers:
+      trial   the scaffold image running ``adhere trial run``: reads the rollout from the
+              store, runs the scaffold against the proxy, writes the trial's artifacts
+
+Models served by the scripted policy server (``baseUrl: scripted``, a test double) need
+no key and no sidecar: ``adhere trial run`` starts the policy server and the recording
+proxy in its own process, as ``adhere run`` does.
+
+Every container runs as a non-root user with no privilege escalation, all
+capabilities dropped, a read-only root file system and the RuntimeDefault seccomp
+profile (the ``restricted`` Pod Security Standard); writable paths are emptyDirs:
+the workspace (/work), HOME (/home/adhere), /tmp and the call log (/calls).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+from adhere.operator._config import OperatorConfig
+from adhere.operator._names import (
+    ANNOTATION_INSTANCE,
+    ANNOTATION_MODEL,
+    ANNOTATION_REPEAT,
+    ANNOTATION_ROLLOUT_URI,
+    API_VERSION,
+    LABEL_ATTEMPT,
+    LABEL_COMPONENT,
+    LABEL_MANAGED_BY,
+    LABEL_MODEL,
+    LABEL_ROLLOUT,
+    LABEL_SCAFFOLD,
+    LABEL_TRIAL,
+    MANAGED_BY,
+    job_name,
+    label_value,
+)
+from adhere.spec import ModelSpec, ScaffoldSpec, Trial
+
+SCRIPTED: Final = "scripted"
+"""``baseUrl`` of the scripted policy server (as in :mod:`adhere.runner`)."""
+PROXY_KEY_ENV: Final = "ADHERE_UPSTREAM_KEY"
+"""The sidecar's environment variable holding the model's API key."""
+WORK_DIR: Final = "/work"
+HOME_DIR: Final = "/home/adhere"
+CALLS_DIR: Final = "/calls"
+
+
+@dataclass(frozen=True)
+class RolloutRef:
+    """The Rollout that owns what the operator creates."""
+
+    name: str
+    namespace: str
+    uid: str
+
+
+def owner_reference(rollout: RolloutRef) -> dict[str, Any]:
+    """The controller owner reference to the Rollout (garbage collection, ``kubectl tree``)."""
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "Rollout",
+        "name": rollout.name,
+        "uid": rollout.uid,
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+
+
+def uses_sidecar(model: ModelSpec) -> bool:
+    """Whether the trial's model calls go through a proxy sidecar (every real endpoint)."""
+    return model.endpoint.base_url != SCRIPTED
+
+
+def container_security(config: OperatorConfig) -> dict[str, Any]:
+    """The ``restricted`` container security context."""
+    return {
+        "runAsNonRoot": True,
+        "runAsUser": config.run_as_user,
+        "runAsGroup": config.run_as_group,
+        "allowPrivilegeEscalation": False,
+        "readOnlyRootFilesystem": True,
+        "capabilities": {"drop": ["ALL"]},
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
+
+
+def trial_labels(rollout: str, trial: Trial, attempt: int) -> dict[str, str]:
+    """Labels of a trial's Job and pod."""
+    return {
+        LABEL_MANAGED_BY: MANAGED_BY,
+        LABEL_COMPONENT: "trial",
+        LABEL_ROLLOUT: rollout,
+        LABEL_TRIAL: trial.id,
+        LABEL_ATTEMPT: str(attempt),
+        LABEL_MODEL: label_value(trial.model),
+        LABEL_SCAFFOLD: label_value(trial.scaffold),
+    }
+
+
+def _proxy_container(model: ModelSpec, config: OperatorConfig) -> dict[str, Any]:
+    upstream = f"{model.name}={model.endpoint.base_url}"
+    env: list[dict[str, Any]] = []
+    source = model.endpoint.api_key
+    if source is not None and source.secret_key_ref is not None:
+        upstream += f",key-env={PROXY_KEY_ENV}"
+        ref = source.secret_key_ref
+        env.append(
+            {
+                "name": PROXY_KEY_ENV,
+                "valueFrom": {"secretKeyRef": {"name": ref.name, "key": ref.key}},
+            }
+        )
+    return {
+        "name": "proxy",
+        "image": config.proxy_image_name(),
+        "imagePullPolicy": config.image_pull_policy,
+        # A native sidecar: started before the trial container, stopped after it.
+        "restartPolicy": "Always",
+        "command": [
+            "adhere",
+            "proxy",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(config.proxy_port),
+            "--upstream",
+            upstream,
+            "--log-dir",
+            CALLS_DIR,
+        ],
+        "env": [*env, {"name": "HOME", "value": "/tmp"}],
+        "resources": config.proxy_resources.manifest(),
+        "securityContext": container_security(config),
+        "volumeMounts": [
+            {"name": "calls", "mountPath": CALLS_DIR},
+            {"name": "tmp", "mountPath": "/tmp", "subPath": "proxy"},
+        ],
+    }
+
+
+def _trial_container(
+    trial: Trial,
+    attempt: int,
+    rollout_uri: str,
+    sidecar: bool,
+    config: OperatorConfig,
+) -> dict[str, Any]:
+    command = [
+        "adhere",
+        "trial",
+        "run",
+        "--rollout-uri",
+        rollout_uri,
+        "--trial",
+        trial.id,
+        "--attempt",
+        str(attempt),
+    ]
+    mounts: list[dict[str, Any]] = [
+        {"name": "work", "mountPath": WORK_DIR},
+        {"name": "home", "mountPath": HOME_DIR},
+        {"name": "tmp", "mountPath": "/tmp", "subPath": "trial"},
+    ]
+    if sidecar:
+        command += [
+            "--proxy-url",
+            f"http://127.0.0.1:{config.proxy_port}",
+            "--calls-dir",
+            CALLS_DIR,
+        ]
+        mounts.append({"name": "calls", "mountPath": CALLS_DIR, "readOnly": True})
+    if config.store_volume_claim:
+        mounts.append({"name": "store", "mountPath": config.store_mount_path})
+    env = [
+        {"name": "HOME", "value": HOME_DIR},
+        {"name": "ADHERE_WORK_DIR", "value": WORK_DIR},
+        {"name": "TMPDIR", "value": "/tmp"},
+        *({"name": k, "value": v} for k, v in sorted(config.store_env.items())),
+    ]
+    container: dict[str, Any] = {
+        "name": "trial",
+        "image": config.image_for(trial.scaffold),
+        "imagePullPolicy": config.image_pull_policy,
+        "command": command,
+        "env": env,
+        "resources": config.trial_resources.manifest(),
+        "securityContext": container_security(config),
+        "volumeMounts": mounts,
+    }
+    if config.store_secret:
+        container["envFrom"] = [{"secretRef": {"name": config.store_secret}}]
+    return container
+
+
+def build_job(
+    rollout: RolloutRef,
+    trial: Trial,
+    attempt: int,
+    model: ModelSpec,
+    scaffold: ScaffoldSpec,
+    rollout_uri: str,
+    config: OperatorConfig,
+) -> dict[str, Any]:
+    """The Job running attempt ``attempt`` of ``trial`` (retries are the operator's)."""
+    labels = trial_labels(rollout.name, trial, attempt)
+    annotations = {
+        ANNOTATION_MODEL: trial.model,
+        ANNOTATION_INSTANCE: trial.instance,
+        ANNOTATION_REPEAT: str(trial.repeat),
+        ANNOTATION_ROLLOUT_URI: rollout_uri,
+    }
+    sidecar = uses_sidecar(model)
+    volumes: list[dict[str, Any]] = [
+        {"name": "work", "emptyDir": {"sizeLimit": config.workspace_size_limit}},
+        {"name": "home", "emptyDir": {}},
+        {"name": "tmp", "emptyDir": {}},
+    ]
+    if sidecar:
+        volumes.append({"name": "calls", "emptyDir": {}})
+    if config.store_volume_claim:
+        volumes.append(
+            {"name": "store", "persistentVolumeClaim": {"claimName": config.store_volume_claim}}
+        )
+    pod: dict[str, Any] = {
+        "restartPolicy": "Never",
+        "automountServiceAccountToken": False,
+        "enableServiceLinks": False,
+        "securityContext": {
+            "runAsNonRoot": True,
+            "runAsUser": config.run_as_user,
+            "runAsGroup": config.run_as_group,
+            "fsGroup": config.run_as_group,
+            "seccompProfile": {"type": "RuntimeDefault"},
+        },
+        "containers": [_trial_container(trial, attempt, rollout_uri, sidecar, config)],
+        "volumes": volumes,
+    }
+    if sidecar:
+        pod["initContainers"] = [_proxy_container(model, config)]
+    if config.service_account:
+        pod["serviceAccountName"] = config.service_account
+    if config.image_pull_secrets:
+        pod["imagePullSecrets"] = [{"name": n} for n in config.image_pull_secrets]
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {
+            "name": job_name(rollout.name, trial.id, attempt),
+            "namespace": rollout.namespace,
+            "labels": labels,
+            "annotations": annotations,
+            "ownerReferences": [owner_reference(rollout)],
+        },
+        "spec": {
+            "backoffLimit": 0,
+            "activeDeadlineSeconds": int(scaffold.timeout_seconds) + config.deadline_slack_seconds,
+            "template": {
+                "metadata": {"labels": labels, "annotations": annotations},
+                "spec": pod,
+            },
+        },
+    }

@@ -1,0 +1,319 @@
+"""One trial, or one scoring pass, of a rollout stored at a URI (the cluster's entrypoints).
+
+The operator writes a rollout's spec snapshot (``rollout.yaml``) and resolved
+instances (``instances.jsonl``) to the store, then starts one Job per trial running
+``adhere trial run --rollout-uri URI --trial ID --attempt N``. That command reads the
+snapshot back, finds the trial among the planned ones by its stable id and runs it
+with the local :class:`~adhere.runner.Engine`, writing the same artifacts as
+``adhere run`` (result last).
+
+Model calls go through a recording proxy either way:
+
+- ``--proxy-url URL --calls-dir DIR``: a proxy already running beside the trial (the
+  pod's sidecar, which alone holds the API key) records into ``DIR/<trial>/calls.jsonl``;
+- otherwise the command starts the proxy (and the scripted policy server for
+  ``baseUrl: scripted`` models) in its own process, as ``adhere run`` does.
+
+Attempts: a trial whose stored result is ``ok`` is not run again. Files of an earlier
+attempt (a stored error, or the leftovers of a killed pod) move to ``attempt-<n>/``
+first, so every attempt's artifacts are kept.
+
+``adhere trial score --rollout-uri URI`` scores the finished trials of a stored
+rollout (in-process or on Ray): the entrypoint of the operator's scoring RayJob.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable, Sequence
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import yaml
+
+from adhere.errors import SpecError, StoreError
+from adhere.models.policy import PolicyServer, PolicyServerConfig
+from adhere.observe import JsonlDirSink
+from adhere.observe._redact import Redactor
+from adhere.runner._config import RunConfig
+from adhere.runner._engine import Engine, ModelTarget
+from adhere.runner._plan import apply_filters, plan_trials
+from adhere.runner._run import (
+    _WIRE,
+    SCRIPTED,
+    Prepared,
+    _scaffolds,
+    _services,
+    judge_endpoints,
+    suite_lookup,
+)
+from adhere.runner._scoring import Scorer, ScoreSummary, score_rollout
+from adhere.runner._workspace import default_work_root
+from adhere.scaffolds import default_cache_dir
+from adhere.spec import (
+    Benchmark,
+    Endpoint,
+    Instance,
+    JudgePanel,
+    Rollout,
+    Trial,
+    TrialResult,
+    parse_resource,
+)
+from adhere.store import RolloutStore, StoreVerdictCache, open_store
+from adhere.suites import Suite, get_suite
+
+PROXY_WAIT_SECONDS = 60.0
+"""How long ``trial run`` waits for a sidecar proxy to answer ``/healthz``."""
+
+
+def open_rollout_uri(uri: str, *, base_dir: str | Path | None = None) -> RolloutStore:
+    """The rollout store at ``<store URI>/<rollout>`` (as :attr:`RolloutStore.uri` gives)."""
+    head, sep, rollout = uri.rstrip("/").rpartition("/")
+    if not sep or not rollout or head.endswith(":/"):
+        raise SpecError(
+            f"expected <store URI>/<rollout>, e.g. s3://bucket/runs/my-rollout, got {uri!r}",
+            field="--rollout-uri",
+        )
+    return RolloutStore(open_store(head, base_dir=base_dir), rollout)
+
+
+def stored_config(store: RolloutStore, *, base_dir: Path | None = None) -> RunConfig:
+    """The Rollout, Benchmark and JudgePanel of a rollout's spec snapshot."""
+    where = f"{store.uri}/rollout.yaml"
+    try:
+        text = store.store.read_bytes(store.key("rollout.yaml")).decode("utf-8")
+    except StoreError as exc:
+        raise SpecError(f"no spec snapshot: {exc}", file=where) from None
+    found: dict[str, Any] = {}
+    for index, document in enumerate(yaml.safe_load_all(text)):
+        if document is not None:
+            resource = parse_resource(document, file=where, index=index)
+            found.setdefault(resource.kind, resource)
+    rollout, benchmark = found.get("Rollout"), found.get("Benchmark")
+    if not isinstance(rollout, Rollout) or not isinstance(benchmark, Benchmark):
+        raise SpecError("the snapshot needs a Rollout and a Benchmark", file=where)
+    panel = found.get("JudgePanel")
+    return RunConfig(
+        rollout=rollout,
+        benchmark=benchmark,
+        judge_panel=panel if isinstance(panel, JudgePanel) else None,
+        base_dir=base_dir or Path.cwd(),
+        files={f"{k}/{r.metadata.name}": where for k, r in found.items()},
+    )
+
+
+def prepare_rollout(config: RunConfig, *, store_uri: str, secrets: Sequence[str]) -> Prepared:
+    """Like :func:`~adhere.runner.prepare`, for a caller that holds the keys (the operator).
+
+    Resolves and filters the instances, checks the scaffolds, plans the trials and
+    writes the spec snapshot and the instances (with ``secrets`` redacted) to the
+    rollout's store at ``store_uri``.
+    """
+    suite = suite_lookup(config)
+    bench_file = config.files.get(f"Benchmark/{config.benchmark.metadata.name}", "")
+    instances = suite.load(config.benchmark.spec, base_dir=config.base_dir, file=bench_file)
+    instances = apply_filters(instances, config.benchmark.spec.filters, file=bench_file)
+    scaffolds = _scaffolds(config)
+    trials = plan_trials(config.rollout, instances)
+    store = RolloutStore(
+        open_store(store_uri, base_dir=config.base_dir), config.rollout.metadata.name
+    )
+    store.write_specs(
+        [
+            r.model_dump(mode="json", by_alias=True, exclude_none=True)
+            for r in (config.rollout, config.benchmark, config.judge_panel)
+            if r is not None
+        ]
+    )
+    redactor = Redactor(list(secrets))
+    store.write_instances(
+        Instance.model_validate(redactor.value(i.model_dump(mode="json"))) for i in instances
+    )
+    return Prepared(config, suite, instances, trials, store, scaffolds)
+
+
+class DirCalls:
+    """The engine's view of a sidecar proxy: its URL, and the call log it writes.
+
+    The proxy appends a call's record just after answering it, so :meth:`take`
+    waits until the records' sequence numbers are contiguous and their count has
+    stopped changing (at most ``settle_seconds``).
+    """
+
+    def __init__(self, proxy_url: str, calls_dir: Path, *, settle_seconds: float = 3.0) -> None:
+        self.proxy_url = proxy_url.rstrip("/")
+        self.sink = JsonlDirSink(calls_dir)
+        self.settle_seconds = settle_seconds
+
+    def trial_base_url(self, trial_id: str, upstream: str) -> str:
+        """Root URL through the proxy for this trial and upstream."""
+        return f"{self.proxy_url}/t/{trial_id}/{upstream}"
+
+    def take(self, trial_id: str) -> list[dict[str, Any]]:
+        """The trial's records once they have settled, in ``seq`` order."""
+        deadline = time.monotonic() + self.settle_seconds
+        seen = -1
+        while True:
+            records = self.sink.read(trial_id)
+            contiguous = [int(r.get("seq", -1)) for r in records] == list(range(len(records)))
+            if (contiguous and len(records) == seen) or time.monotonic() >= deadline:
+                return records
+            seen = len(records)
+            time.sleep(0.1)
+
+
+async def wait_for_proxy(url: str, timeout: float = PROXY_WAIT_SECONDS) -> None:
+    """Wait until the proxy at ``url`` answers ``/healthz`` (a sidecar may start late)."""
+    deadline = time.monotonic() + timeout
+    async with aiohttp.ClientSession() as session:
+        while True:
+            try:
+                async with session.get(
+                    f"{url.rstrip('/')}/healthz", timeout=aiohttp.ClientTimeout(total=2)
+                ) as response:
+                    if response.status == 200:
+                        return
+            except (aiohttp.ClientError, TimeoutError):
+                pass
+            if time.monotonic() >= deadline:
+                raise SpecError(
+                    f"the recording proxy at {url} did not answer within {timeout:.0f}s",
+                    field="--proxy-url",
+                )
+            await asyncio.sleep(0.2)
+
+
+def _find_trial(trials: Sequence[Trial], trial_id: str, where: str) -> Trial:
+    for trial in trials:
+        if trial.id == trial_id:
+            return trial
+    raise SpecError(f"no planned trial has id {trial_id!r}", file=where, field="--trial")
+
+
+def _start_attempt(store: RolloutStore, trial: Trial, attempt: int | None) -> int | None:
+    """Archive an earlier attempt's files; the attempt to run (None: already ok)."""
+    previous = store.read_result(trial)
+    if previous is not None and previous.status == "ok":
+        return None
+    if previous is not None:
+        store.archive_attempt(trial, previous.attempt)
+        return attempt or previous.attempt + 1
+    if attempt is not None and attempt > 1:
+        prefix = store.trial_key(trial, "")
+        if any("/" not in key[len(prefix) :] for key in store.store.list(prefix)):
+            store.archive_attempt(trial, attempt - 1)  # leftovers of a killed attempt
+    return attempt or 1
+
+
+async def run_stored_trial(
+    rollout_uri: str,
+    trial_id: str,
+    *,
+    attempt: int | None = None,
+    proxy_url: str | None = None,
+    calls_dir: Path | None = None,
+) -> TrialResult:
+    """Run one trial of the rollout stored at ``rollout_uri`` (see the module doc)."""
+    store = open_rollout_uri(rollout_uri)
+    config = stored_config(store)
+    instances = store.read_instances()
+    trials = plan_trials(config.rollout, instances)
+    trial = _find_trial(trials, trial_id, f"{store.uri}/rollout.yaml")
+    model = next(m for m in config.rollout.spec.models if m.name == trial.model)
+    # Only this trial's model: other models' keys are not in this pod.
+    spec = config.rollout.spec.model_copy(update={"models": [model]})
+    config = RunConfig(
+        rollout=config.rollout.model_copy(update={"spec": spec}),
+        benchmark=config.benchmark,
+        judge_panel=None,
+        base_dir=config.base_dir,
+        files=config.files,
+    )
+    suite = suite_lookup(config)
+    scaffolds = _scaffolds(config)
+    prepared = Prepared(config, suite, instances, [trial], store, scaffolds)
+    number = _start_attempt(store, trial, attempt)
+    if number is None:
+        result = store.read_result(trial)
+        assert result is not None
+        return result
+    cache_dir = default_cache_dir()
+    await scaffolds[trial.scaffold].install(cache_dir)
+
+    def engine(calls: Any, targets: dict[str, ModelTarget], secrets: list[str]) -> Engine:
+        return Engine(
+            store=store,
+            instances=instances,
+            suite_for=lambda name: suite if name == suite.name else get_suite(name),
+            scaffolds=scaffolds,
+            timeouts={s.name: s.timeout_seconds for s in spec.scaffolds},
+            models=targets,
+            calls=calls,
+            work_root=Path(os.environ.get("ADHERE_WORK_DIR") or default_work_root()),
+            cache_dir=cache_dir,
+            parallelism=1,
+            secrets=secrets,
+        )
+
+    if proxy_url is not None:
+        if model.endpoint.base_url == SCRIPTED:
+            raise SpecError(
+                "a scripted model is served in-process: run without --proxy-url",
+                field="--proxy-url",
+            )
+        await wait_for_proxy(proxy_url)
+        target = ModelTarget(
+            upstream=model.name,
+            model=model.endpoint.model,
+            api=_WIRE[model.endpoint.api],
+            stream=model.endpoint.stream,
+            max_tokens=model.endpoint.max_tokens,
+            temperature=model.endpoint.temperature,
+        )
+        calls = DirCalls(proxy_url, calls_dir or Path("/calls"))
+        return await engine(calls, {model.name: target}, []).run_trial(trial, number)
+    async with _services(prepared) as (proxy_calls, targets):
+        return await engine(proxy_calls, targets, proxy_calls.secrets).run_trial(trial, number)
+
+
+async def score_stored(
+    store: RolloutStore,
+    *,
+    scorer: Scorer = score_rollout,
+    endpoint_for: Callable[[str, Endpoint], Endpoint] | None = None,
+) -> ScoreSummary:
+    """Score every finished trial of a stored rollout with its stored JudgePanel.
+
+    Args:
+        store: The rollout's store.
+        scorer: The in-process pass (default) or the Ray one.
+        endpoint_for: Rewrites a judge's endpoint (name, endpoint) before use, e.g.
+            to hand it a key the caller read from a Kubernetes Secret.
+    """
+    config = stored_config(store)
+    panel = config.judge_panel
+    suite: Suite = suite_lookup(config)
+    instances = {i.id: i for i in store.read_instances()}
+    async with AsyncExitStack() as stack:
+        scripted_url = None
+        if panel is not None and any(j.endpoint.base_url == SCRIPTED for j in panel.spec.judges):
+            server = PolicyServer(PolicyServerConfig())
+            scripted_url = await server.start()
+            stack.push_async_callback(server.stop)
+        endpoints = judge_endpoints(panel, scripted_url)
+        if endpoint_for is not None:
+            endpoints = {name: endpoint_for(name, e) for name, e in endpoints.items()}
+        return await scorer(
+            store,
+            instances,
+            lambda name: suite if name == suite.name else get_suite(name),
+            panel=panel,
+            judge_endpoints=endpoints,
+            cache=StoreVerdictCache(store.store),
+            parallelism=config.rollout.spec.parallelism,
+        )
