@@ -63,6 +63,11 @@ app.kubernetes.io/part-of: adhere
 {{- end }}
 {{- end }}
 
+{{/* Non-empty when the exporter runs: metrics enabled and a store to read. */}}
+{{- define "adhere.metricsEnabled" -}}
+{{- if and .Values.metrics.enabled (include "adhere.storeUri" .) }}true{{ end }}
+{{- end }}
+
 {{/* Environment of store access, shared by the operator and trial pods (name → value). */}}
 {{- define "adhere.storeEnv" -}}
 {{- $env := dict }}

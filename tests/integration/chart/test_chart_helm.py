@@ -11,7 +11,8 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from adhere.operator._config import OperatorConfig
+from adhere.exporter import ExporterSettings
+from adhere.operator import OperatorConfig
 from adhere.spec._crds import crd_manifests
 from tests.integration.chart._helm_parts import CHART, NAMESPACE, Cluster, HelmError, helm
 
@@ -52,18 +53,17 @@ def rules(doc: dict[str, Any]) -> list[tuple[str, str, tuple[str, ...]]]:
 
 
 OPERATOR_RULES = [
-    ("", "events", ("create", "patch")),
-    ("", "pods", ("get", "list", "watch")),
-    ("", "pods/log", ("get",)),
+    ("", "events", ("create",)),
+    ("", "pods", ("list", "watch")),
     ("", "secrets", ("get",)),
     ("adhere.dev", "benchmarks", ("get", "list", "watch", "patch")),
-    ("adhere.dev", "benchmarks/status", ("get", "patch")),
+    ("adhere.dev", "benchmarks/status", ("patch",)),
     ("adhere.dev", "judgepanels", ("get", "list", "watch", "patch")),
-    ("adhere.dev", "judgepanels/status", ("get", "patch")),
+    ("adhere.dev", "judgepanels/status", ("patch",)),
     ("adhere.dev", "rollouts", ("get", "list", "watch", "patch")),
     ("adhere.dev", "rollouts/finalizers", ("update",)),
-    ("adhere.dev", "rollouts/status", ("get", "patch")),
-    ("batch", "jobs", ("create", "get", "list", "watch", "delete")),
+    ("adhere.dev", "rollouts/status", ("patch",)),
+    ("batch", "jobs", ("create", "list", "watch", "delete")),
 ]
 OBSERVE_RULES = [
     ("", "namespaces", ("list", "watch")),
@@ -102,9 +102,10 @@ async def test_default_install(cluster: Cluster) -> None:
     docs = await cluster.install()
     validate_all(docs)
     kinds = sorted(d["kind"] for d in docs)
-    for kind in ("ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment", "Service"):
+    for kind in ("ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment"):
         assert kind in kinds
-    assert "ServiceMonitor" not in kinds and "Role" not in kinds
+    # No store configured: no exporter, so no metrics Service either.
+    assert not {"Service", "ServiceMonitor", "Role"} & set(kinds)
     # Helm created the three CRDs from the chart's crds/ before the templates.
     created = [
         r.data["metadata"]["name"]
@@ -120,12 +121,14 @@ async def test_default_install(cluster: Cluster) -> None:
     (container,) = pod["containers"]
     assert container["image"] == OPERATOR_IMAGE
     assert container["command"] == ["adhere"]
-    assert container["args"][:4] == [
+    assert container["args"] == [
         "-v",
         "operator",
         "--config=/etc/adhere/operator.yaml",
-        "--all-namespaces",
+        "--liveness=http://0.0.0.0:8080/healthz",
     ]
+    assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "health"}
+    assert container["ports"] == [{"name": "health", "containerPort": 8080, "protocol": "TCP"}]
     assert pod["securityContext"]["runAsNonRoot"] is True
     assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
     security = container["securityContext"]
@@ -164,8 +167,7 @@ async def test_namespaced_install_uses_roles(cluster: Cluster) -> None:
     # Cluster-wide, only kopf's read-only observation of namespaces and CRDs.
     assert rules(one(docs, "ClusterRole")) == sorted(OBSERVE_RULES)
     args = one(docs, "Deployment")["spec"]["template"]["spec"]["containers"][0]["args"]
-    assert "--namespace=team-a" in args and "--namespace=team-b" in args
-    assert "--all-namespaces" not in args
+    assert args[3:5] == ["--namespace=team-a", "--namespace=team-b"]
 
 
 async def test_s3_kuberay_secrets_and_monitoring(cluster: Cluster) -> None:
@@ -194,11 +196,12 @@ async def test_s3_kuberay_secrets_and_monitoring(cluster: Cluster) -> None:
             "trials": {"resources": {"limits": {"cpu": 3, "memory": "8Gi"}}},
             "serviceMonitor": {"enabled": True, "labels": {"release": "prometheus"}},
             "operator": {"config": {"intervalSeconds": 5}, "verbosity": 2},
+            "metrics": {"settings": {"ttlSeconds": 30}},
         }
     )
     validate_all(docs)
     role = one(docs, "ClusterRole")
-    assert ("ray.io", "rayjobs", ("create", "get", "list", "watch", "delete")) in rules(role)
+    assert ("ray.io", "rayjobs", ("create", "get", "list", "delete")) in rules(role)
     (secrets,) = [r for r in role["rules"] if r["resources"] == ["secrets"]]
     assert secrets == {
         "apiGroups": [""],
@@ -208,14 +211,26 @@ async def test_s3_kuberay_secrets_and_monitoring(cluster: Cluster) -> None:
     }
 
     pod = one(docs, "Deployment")["spec"]["template"]["spec"]
-    container = pod["containers"][0]
-    assert container["image"] == f"registry.example/adhere/operator@{digest}"
-    assert container["args"][0] == "-vv"
+    operator, exporter = pod["containers"]
+    assert operator["image"] == f"registry.example/adhere/operator@{digest}"
+    assert operator["args"][0] == "-vv"
     assert pod["imagePullSecrets"] == [{"name": "regcred"}]
-    env = {e["name"]: e.get("value") for e in container["env"]}
-    assert env["ADHERE_S3_ENDPOINT_URL"] == "http://minio.minio:9000"
-    assert env["AWS_REGION"] == "eu-west-1" and env["ADHERE_S3_ADDRESSING_STYLE"] == "path"
-    assert container["envFrom"] == [{"secretRef": {"name": "s3-credentials"}}]
+    for container in (operator, exporter):
+        env = {e["name"]: e.get("value") for e in container["env"]}
+        assert env["ADHERE_S3_ENDPOINT_URL"] == "http://minio.minio:9000"
+        assert env["AWS_REGION"] == "eu-west-1" and env["ADHERE_S3_ADDRESSING_STYLE"] == "path"
+        assert container["envFrom"] == [{"secretRef": {"name": "s3-credentials"}}]
+        assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert exporter["args"] == [
+        "exporter",
+        "--store=s3://results/sweeps",
+        "--addr=0.0.0.0",
+        "--port=9477",
+        "--settings=/etc/adhere/exporter.yaml",
+    ]
+    assert exporter["ports"] == [{"name": "metrics", "containerPort": 9477, "protocol": "TCP"}]
+    exporter_settings = yaml.safe_load(one(docs, "ConfigMap")["data"]["exporter.yaml"])
+    assert ExporterSettings.model_validate(exporter_settings).ttl_seconds == 30
 
     settings = OperatorConfig.model_validate(
         yaml.safe_load(one(docs, "ConfigMap")["data"]["operator.yaml"])
