@@ -1,0 +1,181 @@
+"""Shared parts of the operator's integration tests: specs, stored rollouts, trials run here."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from adhere.observe import JsonlDirSink, ProxyConfig, RecordingProxy, Upstream
+from adhere.runner import RunConfig
+from adhere.runner._trial import prepare_rollout, run_stored_trial
+from adhere.spec import Benchmark, Rollout
+from adhere.store import RolloutStore
+from tests.helpers import ROOT
+
+NS = "research"
+KEY = "sk-live-0123456789abcdef"
+"""A planted API key: it must reach the model endpoint and never the store."""
+
+
+def benchmark_body(name: str = "bench", uid: str = "uid-bench") -> dict[str, Any]:
+    return {
+        "apiVersion": "adhere.dev/v1alpha1",
+        "kind": "Benchmark",
+        "metadata": {"name": name, "namespace": NS, "uid": uid},
+        "spec": {
+            "suite": "pacific",
+            "source": {
+                "generate": {
+                    "instructions": [3],
+                    "lengths": [3],
+                    "perLanguage": 1,
+                    "seed": 7,
+                    "mode": "prompt",
+                }
+            },
+        },
+    }
+
+
+def rollout_body(
+    name: str = "sweep",
+    *,
+    storage: str,
+    models: list[dict[str, Any]] | None = None,
+    parallelism: int = 2,
+    max_retries: int = 1,
+    generation: int = 1,
+) -> dict[str, Any]:
+    return {
+        "apiVersion": "adhere.dev/v1alpha1",
+        "kind": "Rollout",
+        "metadata": {
+            "name": name,
+            "namespace": NS,
+            "uid": f"uid-{name}",
+            "generation": generation,
+        },
+        "spec": {
+            "benchmark": "bench",
+            "models": models or [real_model()],
+            "scaffolds": ["chat"],
+            "parallelism": parallelism,
+            "maxRetries": max_retries,
+            "storage": storage,
+        },
+    }
+
+
+def real_model(name: str = "gpt-x", *, retries: int = 0) -> dict[str, Any]:
+    """A model behind a real-looking endpoint whose key is in a Secret."""
+    return {
+        "name": name,
+        "endpoint": {
+            "api": "openai",
+            "baseUrl": "https://api.example.com/v1",
+            "model": "oracle",
+            "apiKey": {"secretKeyRef": {"name": "model-keys", "key": "openai"}},
+            "limits": {"maxRetries": retries, "backoffBaseSeconds": 0.01},
+        },
+    }
+
+
+def scripted_model(name: str = "oracle") -> dict[str, Any]:
+    return {"name": name, "endpoint": {"api": "openai", "baseUrl": "scripted", "model": "oracle"}}
+
+
+def stored_rollout(tmp_path: Path, **kwargs: Any) -> tuple[RolloutStore, list[Any]]:
+    """Plan a rollout and write its snapshot as the operator does; its store and trials."""
+    body = rollout_body(storage=(tmp_path / "runs").as_uri(), **kwargs)
+    rollout = Rollout.model_validate(
+        {k: body[k] for k in ("apiVersion", "kind", "metadata", "spec")}
+    )
+    benchmark = Benchmark.model_validate(benchmark_body())
+    config = RunConfig(rollout=rollout, benchmark=benchmark, judge_panel=None, base_dir=tmp_path)
+    prepared = prepare_rollout(config, store_uri=rollout.spec.storage, secrets=[KEY])
+    return prepared.store, prepared.trials
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_proxy_sidecar(
+    upstream: str, model: str, calls_dir: Path, *, key: str = KEY
+) -> tuple[subprocess.Popen[bytes], str]:
+    """``adhere proxy`` as the trial pod's sidecar runs it (key from its environment)."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable, "-m", "adhere.cli", "proxy", "--host", "127.0.0.1",
+            "--port", str(port), "--upstream", f"{model}={upstream},key-env=ADHERE_UPSTREAM_KEY",
+            "--log-dir", str(calls_dir),
+        ],
+        cwd=ROOT,
+        env={**os.environ, "ADHERE_UPSTREAM_KEY": key},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    return proc, f"http://127.0.0.1:{port}"
+
+
+@asynccontextmanager
+async def proxy_sidecar(
+    upstream: str, model: str, calls_dir: Path, *, key: str = KEY
+) -> AsyncIterator[str]:
+    """The sidecar's recording proxy, in this process (faster than ``adhere proxy``)."""
+    proxy = RecordingProxy(
+        ProxyConfig(
+            upstreams={model: Upstream(name=model, base_url=upstream, api_key=key)},
+            sink=JsonlDirSink(calls_dir),
+            secrets=[key],
+        )
+    )
+    url = await proxy.start()
+    try:
+        yield url
+    finally:
+        await proxy.stop()
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    if proc.stderr is not None:
+        proc.stderr.close()
+
+
+async def run_trials_like_pods(
+    store: RolloutStore, trial_ids: list[str], proxy_url: str | None, calls_dir: Path | None
+) -> None:
+    """What each trial Job's container does, run here against real local servers."""
+    for trial_id in trial_ids:
+        result = await run_stored_trial(
+            store.uri, trial_id, proxy_url=proxy_url, calls_dir=calls_dir
+        )
+        assert result.status == "ok", result.error
+
+
+async def wait_for(predicate: Any, timeout: float = 10.0, what: str = "condition") -> Any:
+    """Poll ``predicate`` without blocking the event loop (the emulator shares it)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")

@@ -1,0 +1,102 @@
+"""``adhere trial run``: one stored trial, as a trial Job's container runs it.
+
+Against real local servers: the scripted policy server (a test double for the model
+endpoint) and ``adhere proxy`` started as the pod's sidecar starts it.
+"""
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from adhere.cli import main
+from adhere.models.policy import PolicyServer, PolicyServerConfig
+from adhere.runner import InstanceAnswerKey
+from adhere.runner._trial import run_stored_trial
+from adhere.suites import get_suite
+from tests.helpers import run_cli
+from tests.integration.operator._operator_parts import (
+    KEY,
+    proxy_sidecar,
+    scripted_model,
+    start_proxy_sidecar,
+    stop,
+    stored_rollout,
+)
+
+
+async def test_one_trial_through_the_sidecar_proxy_with_the_key_from_its_env(
+    tmp_path: Path,
+) -> None:
+    store, trials = stored_rollout(tmp_path)
+    instances = store.read_instances()
+    server = PolicyServer(
+        PolicyServerConfig(answer_key=InstanceAnswerKey(instances, get_suite), require_api_key=KEY)
+    )
+    upstream = await server.start()
+    calls_dir = tmp_path / "calls"
+    proxy, url = start_proxy_sidecar(upstream, "gpt-x", calls_dir)
+    try:
+        result = await run_stored_trial(
+            store.uri, trials[0].id, attempt=1, proxy_url=url, calls_dir=calls_dir
+        )
+    finally:
+        stop(proxy)
+        await server.stop()
+    assert result.status == "ok", result.error
+    assert result.calls >= 1 and result.attempt == 1
+    calls = store.read_calls(trials[0])
+    assert calls and all(c["status"] == 200 for c in calls)  # the key reached the endpoint
+    verdicts = store.read_verdicts(trials[0])
+    assert verdicts and all(v.result == "pass" for v in verdicts)  # the oracle follows all
+    root = tmp_path / "runs"
+    assert not any(KEY in p.read_text() for p in root.rglob("*") if p.is_file())
+    # Other trials are untouched: one Job runs one trial.
+    assert store.read_result(trials[1]) is None
+
+
+def test_the_cli_runs_a_scripted_trial_in_process_and_skips_it_when_done(
+    tmp_path: Path,
+) -> None:
+    store, trials = stored_rollout(tmp_path, models=[scripted_model()])
+    args = ("trial", "run", "--rollout-uri", store.uri, "--trial", trials[0].id)
+    first = run_cli(*args)
+    assert first.returncode == 0, first.stderr
+    assert f"trial {trials[0].id}" in first.stderr and "attempt 1: ok" in first.stderr
+    result_file = tmp_path / "runs" / "sweep" / "trials" / "oracle" / "chat"
+    stored = next(result_file.rglob("result.json")).read_bytes()
+    again = CliRunner().invoke(main, [*args, "--attempt", "2"])
+    assert again.exit_code == 0 and "attempt 1: ok" in again.output
+    assert next(result_file.rglob("result.json")).read_bytes() == stored  # not run twice
+    unknown = CliRunner().invoke(main, [*args[:-1], "nope"])
+    assert unknown.exit_code == 2 and "no planned trial has id 'nope'" in unknown.output
+
+
+async def test_a_retry_keeps_the_failed_attempts_files(tmp_path: Path) -> None:
+    store, trials = stored_rollout(tmp_path)
+    server = PolicyServer(
+        PolicyServerConfig(
+            answer_key=InstanceAnswerKey(store.read_instances(), get_suite), require_api_key=KEY
+        )
+    )
+    upstream = await server.start()
+    try:
+        # Attempt 1: the Secret held a wrong key, so the endpoint answers 401.
+        async with proxy_sidecar(upstream, "gpt-x", tmp_path / "c1", key="sk-wrong") as url:
+            failed = await run_stored_trial(
+                store.uri, trials[0].id, attempt=1, proxy_url=url, calls_dir=tmp_path / "c1"
+            )
+        assert failed.status == "error" and "401" in (failed.error or "")
+        # Attempt 2, in a fresh pod (a fresh calls directory), with the right key.
+        async with proxy_sidecar(upstream, "gpt-x", tmp_path / "c2") as url:
+            ok = await run_stored_trial(
+                store.uri, trials[0].id, attempt=2, proxy_url=url, calls_dir=tmp_path / "c2"
+            )
+    finally:
+        await server.stop()
+    assert ok.status == "ok" and ok.attempt == 2
+    trial_dir = next((tmp_path / "runs" / "sweep" / "trials").rglob("r0"))
+    archived = json.loads((trial_dir / "attempt-1" / "result.json").read_text())
+    assert archived["status"] == "error" and archived["attempt"] == 1
+    assert (trial_dir / "attempt-1" / "calls.jsonl").is_file()
+    assert json.loads((trial_dir / "result.json").read_text())["attempt"] == 2
