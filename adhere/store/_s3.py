@@ -31,6 +31,7 @@ from adhere.store._s3_settings import S3Settings, parse_s3_uri
 if TYPE_CHECKING:
     from boto3.s3.transfer import TransferConfig
     from types_boto3_s3.client import S3Client
+    from types_boto3_s3.type_defs import CopySourceTypeDef
 
 log = logging.getLogger(__name__)
 
@@ -231,11 +232,11 @@ class S3Store:
     def rename(self, key: str, new_key: str) -> None:
         """Copy to ``new_key``, then delete ``key`` (multipart copy for large objects)."""
         src, dst = self._key(key), self._key(new_key)
-        source = {"Bucket": self.bucket, "Key": src}
+        source: CopySourceTypeDef = {"Bucket": self.bucket, "Key": src}
         self._call(
             "copy",
             src,
-            lambda: self.client.copy(source, self.bucket, dst, Config=self._transfer),  # type: ignore[arg-type]
+            lambda: self.client.copy(source, self.bucket, dst, Config=self._transfer),
         )
         self._call("delete", src, lambda: self.client.delete_object(Bucket=self.bucket, Key=src))
 
