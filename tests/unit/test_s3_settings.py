@@ -88,3 +88,25 @@ def test_describe_names_no_credentials() -> None:
     assert text == (
         "endpoint http://minio:9000, region us-east-1, timeouts 5s connect / 30s read, 4 attempts"
     )
+
+
+def test_store_package_exports_and_imports_boto3_only_when_opened() -> None:
+    import subprocess
+    import sys
+
+    import adhere.store
+
+    assert adhere.store.__all__ == [
+        "FileStore",
+        "RolloutStore",
+        "S3Settings",
+        "S3Store",
+        "Store",
+        "StoreVerdictCache",
+        "StoredTrial",
+        "open_store",
+        "safe_segment",
+    ]
+    code = "import sys, adhere.store; print('boto3' in sys.modules, 'botocore' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
