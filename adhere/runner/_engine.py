@@ -49,6 +49,8 @@ class ModelTarget:
     stream: bool = False
     max_tokens: int | None = None
     temperature: float | None = None
+    max_retries: int | None = None
+    backoff_base_seconds: float | None = None
 
 
 def _now() -> str:
@@ -200,6 +202,8 @@ class Engine:
                         stream=target.stream,
                         max_tokens=target.max_tokens,
                         temperature=target.temperature,
+                        max_retries=target.max_retries,
+                        backoff_base_seconds=target.backoff_base_seconds,
                     ),
                     timeout_seconds=self.timeouts[trial.scaffold],
                     cache_dir=self.cache_dir,

@@ -228,6 +228,8 @@ async def _services(
                 stream=m.endpoint.stream,
                 max_tokens=m.endpoint.max_tokens,
                 temperature=m.endpoint.temperature,
+                max_retries=m.endpoint.limits.max_retries,
+                backoff_base_seconds=m.endpoint.limits.backoff_base_seconds,
             )
         sink = MemorySink()
         proxy = RecordingProxy(ProxyConfig(upstreams=upstreams, sink=sink, secrets=secrets))

@@ -2,7 +2,7 @@
 
 The trial's :class:`ProxyEndpoint` becomes a model-client :class:`Endpoint`: the
 ``openai-chat`` shape gets an OpenAI client at ``base_url + /v1``, ``anthropic`` an
-Anthropic client at ``base_url``. The dummy key is handed over through a private
+Anthropic client at ``base_url``; it retries as the model endpoint's limits say. The dummy key is handed over through a private
 environment mapping, never through the process environment. The proxy records
 every call, including each retry the client makes (as a CLI would retry).
 """
@@ -50,12 +50,17 @@ def client_endpoint(
         extra["max_tokens"] = cap
     if proxy.temperature is not None:
         extra["temperature"] = proxy.temperature
+    retry: dict[str, Any] = {}
+    if proxy.max_retries is not None:
+        retry["max_retries"] = proxy.max_retries
+    if proxy.backoff_base_seconds is not None:
+        retry["backoff_base_seconds"] = proxy.backoff_base_seconds
     return Endpoint(
         api=api,
         base_url=url,
         model=proxy.model,
         api_key=SecretSource(env=_KEY_VARIABLE),
-        limits=Limits(concurrency=1, timeout_seconds=request_timeout),
+        limits=Limits(concurrency=1, timeout_seconds=request_timeout, **retry),
         **extra,
     )
 

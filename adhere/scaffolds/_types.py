@@ -40,6 +40,11 @@ class ProxyEndpoint:
             client's default. CLIs use their own.
         temperature: In-process scaffolds' sampling temperature; ``None`` takes the
             client's default. CLIs use their own.
+        max_retries: In-process scaffolds' retries of a failed call (the model
+            endpoint's ``limits.maxRetries``); ``None`` takes the client's default.
+            CLIs retry as they do.
+        backoff_base_seconds: First retry delay of in-process scaffolds (the model
+            endpoint's ``limits.backoffBaseSeconds``).
     """
 
     base_url: str
@@ -49,6 +54,8 @@ class ProxyEndpoint:
     stream: bool = False
     max_tokens: int | None = None
     temperature: float | None = None
+    max_retries: int | None = None
+    backoff_base_seconds: float | None = None
 
 
 @dataclass(frozen=True)

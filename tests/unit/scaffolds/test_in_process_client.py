@@ -3,6 +3,7 @@ import pytest
 from adhere.errors import SpecError
 from adhere.scaffolds import ProxyEndpoint
 from adhere.scaffolds._client import client_endpoint, open_trial_client
+from adhere.spec import Limits
 
 BASE = "http://127.0.0.1:9000/t/trial-7/upstream-a"
 
@@ -40,3 +41,15 @@ async def test_the_client_carries_the_dummy_key(monkeypatch):
         assert client.endpoint.base_url == BASE + "/v1"
     finally:
         await client.aclose()
+
+
+def test_the_model_endpoints_retry_policy_reaches_the_in_process_client():
+    proxy = ProxyEndpoint(base_url="http://127.0.0.1:1/t/x/m", model="m")
+    default = client_endpoint(proxy)
+    told = client_endpoint(
+        ProxyEndpoint(
+            base_url="http://127.0.0.1:1/t/x/m", model="m", max_retries=1, backoff_base_seconds=0.01
+        )
+    )
+    assert (told.limits.max_retries, told.limits.backoff_base_seconds) == (1, 0.01)
+    assert default.limits.max_retries == Limits().max_retries
