@@ -6,6 +6,8 @@ source "$(dirname "$0")/_env.sh"
 need=()
 command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
 command -v g++ >/dev/null 2>&1 || need+=(g++)
+# Debian's Prometheus (with promtool) scrapes the exporter and checks the alert rules.
+command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || need+=(prometheus)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing ${need[*]} (apt)…" >&2
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
