@@ -491,7 +491,7 @@ def validate(files: tuple[str, ...]) -> None:
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if a file is stale or missing.")
 def crds(outs: tuple[Path, ...], check: bool) -> None:
     """Generate the Benchmark, Rollout and JudgePanel CRDs from the spec models."""
-    from adhere.spec._crds import render_crds
+    from adhere.spec import render_crds
 
     stale = []
     for out in outs:

@@ -30,6 +30,7 @@ from adhere.spec._core import (
     VerifierRef,
     Workspace,
 )
+from adhere.spec._crds import crd_manifests, render_crds
 from adhere.spec._endpoint import ApiKind, Endpoint, Limits, SecretKeyRef, SecretSource
 from adhere.spec._evidence import Evidence, EvidenceRequest, EvidenceStatus, RuffRun, SandboxRun
 from adhere.spec._load import (
@@ -115,10 +116,12 @@ __all__ = [
     "VerifierRef",
     "Workspace",
     "conversation_digest",
+    "crd_manifests",
     "format_location",
     "iter_jsonl",
     "load_instances",
     "load_resources",
     "parse_resource",
+    "render_crds",
     "validate_model",
 ]

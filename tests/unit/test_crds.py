@@ -15,13 +15,13 @@ import yaml
 from click.testing import CliRunner
 
 from adhere.cli import main
-from adhere.spec import parse_resource
-from adhere.spec._crds import CRD_GROUP, CRD_VERSION, crd_manifests, render_crds
+from adhere.spec import API_VERSION, crd_manifests, parse_resource, render_crds
 
 ROOT = Path(__file__).resolve().parents[2]
 KUBERNETES = "1.30.0"
 CRDS = crd_manifests()
 KINDS = {crd["spec"]["names"]["kind"]: crd for crd in CRDS.values()}
+CRD_GROUP, CRD_VERSION = API_VERSION.split("/")
 
 # Free-form data is the only place a schema may keep unknown fields: each spot is named.
 FREE_FORM = {

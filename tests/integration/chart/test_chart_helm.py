@@ -13,7 +13,7 @@ import yaml
 
 from adhere.exporter import ExporterSettings
 from adhere.operator import OperatorConfig
-from adhere.spec._crds import crd_manifests
+from adhere.spec import crd_manifests
 from tests.integration.chart._helm_parts import CHART, NAMESPACE, Cluster, HelmError, helm
 
 KUBERNETES = "1.30.0"
