@@ -2,9 +2,10 @@
 
 The trial's :class:`ProxyEndpoint` becomes a model-client :class:`Endpoint`: the
 ``openai-chat`` shape gets an OpenAI client at ``base_url + /v1``, ``anthropic`` an
-Anthropic client at ``base_url``; it retries as the model endpoint's limits say. The dummy key is handed over through a private
-environment mapping, never through the process environment. The proxy records
-every call, including each retry the client makes (as a CLI would retry).
+Anthropic client at ``base_url``; it retries as the model endpoint's limits say. The
+dummy key is handed over through a private environment mapping, never through the
+process environment. The proxy records every call, including each retry the client
+makes (as a CLI would retry).
 """
 
 from __future__ import annotations
