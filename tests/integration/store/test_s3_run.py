@@ -19,21 +19,30 @@ from tests.helpers import ROOT, bench_yaml, model, rollout_yaml, run_cli
 from tests.integration.store._s3_parts import BUCKET, PLANTED_SECRET, MotoS3, wait_until
 
 
-def objects(moto: MotoS3, prefix: str) -> dict[str, bytes]:
-    client = boto3.client("s3", endpoint_url=moto.endpoint, region_name="us-east-1")
-    out = {}
-    for page in client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix):
-        for item in page.get("Contents", []):
-            out[item["Key"]] = client.get_object(Bucket=BUCKET, Key=item["Key"])["Body"].read()
-    return out
+def client_for(moto: MotoS3):
+    return boto3.client("s3", endpoint_url=moto.endpoint, region_name="us-east-1")
+
+
+def keys(moto: MotoS3, prefix: str) -> list[str]:
+    pages = client_for(moto).get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix)
+    return [item["Key"] for page in pages for item in page.get("Contents", [])]
+
+
+def objects(moto: MotoS3, prefix: str, *, only_results: bool = False) -> dict[str, bytes]:
+    client = client_for(moto)
+    return {
+        key: client.get_object(Bucket=BUCKET, Key=key)["Body"].read()
+        for key in keys(moto, prefix)
+        if not only_results or is_result(key)
+    }
+
+
+def is_result(key: str) -> bool:
+    return key.endswith("/result.json") and "/attempt-" not in key
 
 
 def results(moto: MotoS3, prefix: str) -> dict[str, bytes]:
-    return {
-        k: v
-        for k, v in objects(moto, prefix).items()
-        if k.endswith("/result.json") and "/attempt-" not in k
-    }
+    return objects(moto, prefix, only_results=True)
 
 
 def test_run_and_report_from_s3_leak_no_secret(moto: MotoS3, write_specs) -> None:
@@ -73,7 +82,7 @@ def test_kill_mid_run_then_resume_from_s3(moto: MotoS3, write_specs) -> None:
     cmd = [sys.executable, "-m", "adhere.cli", "run", str(path), "--quiet", "--no-report"]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        assert wait_until(lambda: len(results(moto, "runs/r/trials/")) >= 6, timeout=90)
+        assert wait_until(lambda: sum(map(is_result, keys(moto, "runs/r/trials/"))) >= 6, 90)
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
