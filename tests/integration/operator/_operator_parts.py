@@ -29,7 +29,7 @@ def benchmark_body(name: str = "bench", uid: str = "uid-bench") -> dict[str, Any
     return {
         "apiVersion": "adhere.dev/v1alpha1",
         "kind": "Benchmark",
-        "metadata": {"name": name, "namespace": NS, "uid": uid},
+        "metadata": {"name": name, "namespace": NS, "uid": uid, "resourceVersion": "1"},
         "spec": {
             "suite": "pacific",
             "source": {
@@ -62,6 +62,7 @@ def rollout_body(
             "namespace": NS,
             "uid": f"uid-{name}",
             "generation": generation,
+            "resourceVersion": "1",
         },
         "spec": {
             "benchmark": "bench",
