@@ -56,7 +56,7 @@ class ExporterSettings(_Settings):
         description="Export only these rollouts of the store (default: every rollout found).",
     )
     max_rollouts: int = Field(
-        default=20,
+        default=10,
         ge=1,
         description="At most this many rollouts: those with the most recently finished trial.",
     )
@@ -70,7 +70,7 @@ class ExporterSettings(_Settings):
         default=5, ge=1, description="Per rollout, as max_models for scaffolds."
     )
     max_judges: int = Field(
-        default=8, ge=1, description="Per rollout, as max_models for judges (named by panel)."
+        default=5, ge=1, description="Per rollout, as max_models for judges (named by panel)."
     )
     baselines: dict[str, str] = Field(
         default_factory=dict,
