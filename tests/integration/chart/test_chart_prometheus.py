@@ -22,9 +22,7 @@ def kinds(docs: list[dict[str, Any]]) -> list[str]:
 async def test_rules_and_dashboards_are_off_by_default(cluster: Cluster) -> None:
     docs = await cluster.install()
     assert "PrometheusRule" not in kinds(docs)
-    assert not [
-        d for d in docs if "grafana_dashboard" in d.get("metadata", {}).get("labels", {})
-    ]
+    assert not [d for d in docs if "grafana_dashboard" in d.get("metadata", {}).get("labels", {})]
 
 
 async def test_prometheus_rule_and_dashboards(cluster: Cluster) -> None:
@@ -71,9 +69,7 @@ async def test_dashboard_sidecar_label_and_namespace_are_configurable(cluster: C
             }
         }
     )
-    (config,) = [
-        d for d in docs if "dashboards.example/grafana" in d["metadata"].get("labels", {})
-    ]
+    (config,) = [d for d in docs if "dashboards.example/grafana" in d["metadata"].get("labels", {})]
     assert config["metadata"]["labels"]["dashboards.example/grafana"] == "adhere"
     assert config["metadata"]["namespace"] == "monitoring"
     assert "grafana_folder" not in config["metadata"].get("annotations", {})
