@@ -100,25 +100,38 @@ class Controller:
         """Rollout uid → its current plan."""
         self.scoring: dict[str, _Scoring] = {}
         """Rollout uid → the scoring pass of its current plan."""
-        self.kicks: dict[tuple[str, str], asyncio.Event] = {}
+        self.kicks: dict[tuple[str, str, str], asyncio.Event] = {}
+        self.closed = False
+
+    def close(self) -> None:
+        """Stop scoring passes in flight and release the API client (the operator exits)."""
+        self.closed = True
+        for record in self.scoring.values():
+            if record.task is not None:
+                record.task.cancel()
+        for event in self.kicks.values():
+            event.set()
+        self.kube.close()
 
     # --- waking rollouts up ------------------------------------------------------
 
-    def kick(self, namespace: str, name: str) -> None:
-        """Reconcile a rollout now (a Job or pod of it changed)."""
-        event = self.kicks.get((namespace, name))
+    def kick(self, namespace: str, name: str, *, kind: str = "rollouts") -> None:
+        """Reconcile a resource now (e.g. a Job or pod of a rollout changed)."""
+        event = self.kicks.get((kind, namespace, name))
         if event is not None:
             event.set()
 
-    def kick_namespace(self, namespace: str) -> None:
+    def kick_namespace(self, namespace: str, *, kind: str = "rollouts") -> None:
         """Reconcile every rollout of a namespace now (a Benchmark or JudgePanel changed)."""
-        for (ns, _name), event in self.kicks.items():
-            if ns == namespace:
+        for (k, ns, _name), event in self.kicks.items():
+            if k == kind and ns == namespace:
                 event.set()
 
-    async def wait(self, namespace: str, name: str, seconds: float) -> None:
-        """Sleep up to ``seconds``, or until the rollout is kicked."""
-        event = self.kicks.setdefault((namespace, name), asyncio.Event())
+    async def wait(self, kind: str, namespace: str, name: str, seconds: float) -> None:
+        """Sleep up to ``seconds``, or until the resource is kicked or the operator stops."""
+        if self.closed:
+            return
+        event = self.kicks.setdefault((kind, namespace, name), asyncio.Event())
         try:
             await asyncio.wait_for(event.wait(), timeout=max(0.0, seconds))
         except TimeoutError:
@@ -479,7 +492,7 @@ class Controller:
                     namespace,
                     rayjob["metadata"]["name"],
                 )
-        self.kicks.pop((namespace, name), None)
+        self.kicks.pop(("rollouts", namespace, name), None)
         return len(jobs)
 
     async def _patch_status(

@@ -9,8 +9,8 @@ Job, Pod            labelled ``adhere.dev/rollout``: any event kicks that Rollou
                     so completions and scheduling problems show within moments
 Benchmark           on create, update and resume: validate, resolve and store the
                     instances, count them
-JudgePanel          a timer (``secretCheckIntervalSeconds``) and on update: validate,
-                    check its Secrets
+JudgePanel          one daemon per JudgePanel, woken by its events and every
+                    ``secretCheckIntervalSeconds``: validate, check its Secrets
 ==================  ===========================================================================
 
 Handlers are registered into a registry given to :func:`build_registry`, so tests
@@ -19,9 +19,10 @@ run the operator with a fresh registry through ``kopf.testing.KopfRunner``.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, cast
 
 import kopf
 
@@ -73,12 +74,37 @@ def build_registry(
 
     @kopf.on.cleanup(registry=registry)
     async def cleanup(**_: Any) -> None:
-        ctl = holder.pop("controller", None)
+        ctl = holder.get("controller")
         if ctl is not None:
-            for record in ctl.scoring.values():
-                if record.task is not None:
-                    record.task.cancel()
-            ctl.kube.close()
+            ctl.close()
+
+    async def keep_reconciling(
+        kind: str,
+        namespace: str | None,
+        name: str,
+        stopped: kopf.DaemonStopped,
+        once: Callable[[Controller, str], Awaitable[float]],
+    ) -> None:
+        """Reconcile, then sleep until kicked, the wait is over or kopf stops the daemon."""
+        ctl, ns = holder.get("controller"), namespace or "default"
+        if ctl is None:  # spawned while the operator stops
+            return
+        while not stopped and not ctl.closed:
+            try:
+                wait = await once(ctl, ns)
+            except AdhereError as exc:  # the API or the store: try again shortly
+                log.warning("%s %s/%s: %s; retrying", kind, ns, name, exc)
+                wait = RETRY_SECONDS
+            except Exception:  # keep reconciling: one bad pass must not stop the resource
+                log.exception("%s %s/%s: reconcile failed; retrying", kind, ns, name)
+                wait = RETRY_SECONDS
+            sleeper = asyncio.ensure_future(ctl.wait(kind, ns, name, wait))
+            stopper = asyncio.ensure_future(cast(Awaitable[Any], stopped.wait()))
+            try:
+                await asyncio.wait({sleeper, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                sleeper.cancel()
+                stopper.cancel()
 
     # --- Rollouts ----------------------------------------------------------------
 
@@ -86,17 +112,10 @@ def build_registry(
     async def rollout_daemon(
         *, name: str, namespace: str | None, stopped: kopf.DaemonStopped, **_: Any
     ) -> None:
-        ctl, ns = controller(), namespace or "default"
-        while not stopped:
-            try:
-                wait = await ctl.reconcile_rollout(ns, name)
-            except AdhereError as exc:  # the API or the store: try again shortly
-                log.warning("rollout %s/%s: %s; retrying", ns, name, exc)
-                wait = RETRY_SECONDS
-            except Exception:  # keep reconciling: one bad pass must not stop the rollout
-                log.exception("rollout %s/%s: reconcile failed; retrying", ns, name)
-                wait = RETRY_SECONDS
-            await ctl.wait(ns, name, wait)
+        async def once(ctl: Controller, ns: str) -> float:
+            return await ctl.reconcile_rollout(ns, name)
+
+        await keep_reconciling("rollouts", namespace, name, stopped, once)
 
     @kopf.on.event(GROUP, VERSION, "rollouts", registry=registry)
     def rollout_event(*, name: str, namespace: str | None, **_: Any) -> None:
@@ -145,26 +164,20 @@ def build_registry(
     async def benchmark_updated(*, name: str, namespace: str | None, **_: Any) -> None:
         await benchmark(name, namespace)
 
-    async def judge_panel(name: str, namespace: str | None) -> None:
-        ns = namespace or "default"
-        try:
-            await controller().reconcile_judge_panel(ns, name)
-        except KubeError as exc:
-            raise kopf.TemporaryError(str(exc), delay=RETRY_SECONDS) from exc
-        controller().kick_namespace(ns)
+    @kopf.daemon(GROUP, VERSION, "judgepanels", registry=registry, cancellation_timeout=10.0)
+    async def judge_panel_daemon(
+        *, name: str, namespace: str | None, stopped: kopf.DaemonStopped, **_: Any
+    ) -> None:
+        async def once(ctl: Controller, ns: str) -> float:
+            await ctl.reconcile_judge_panel(ns, name)
+            ctl.kick_namespace(ns)  # rollouts waiting for its Secrets look again
+            return config.secret_check_interval_seconds
 
-    @kopf.timer(
-        GROUP,
-        VERSION,
-        "judgepanels",
-        registry=registry,
-        interval=config.secret_check_interval_seconds,
-    )
-    async def judge_panel_timer(*, name: str, namespace: str | None, **_: Any) -> None:
-        await judge_panel(name, namespace)
+        await keep_reconciling("judgepanels", namespace, name, stopped, once)
 
-    @kopf.on.update(GROUP, VERSION, "judgepanels", registry=registry)
-    async def judge_panel_updated(*, name: str, namespace: str | None, **_: Any) -> None:
-        await judge_panel(name, namespace)
+    @kopf.on.event(GROUP, VERSION, "judgepanels", registry=registry)
+    def judge_panel_event(*, name: str, namespace: str | None, **_: Any) -> None:
+        if "controller" in holder and namespace:
+            controller().kick(namespace, name, kind="judgepanels")
 
     return registry
