@@ -10,7 +10,8 @@
     ├── UnknownConversation  the scripted policy server cannot place a request
     ├── StoreError           the result store could not be read or written
     │   └── StoreUnavailable the store did not answer in time (outage, timeout); retry later
-    └── ClusterError         Ray could not be started or reached, or one of its workers died
+    ├── ClusterError         Ray could not be started or reached, or one of its workers died
+    └── KubeError            the Kubernetes API refused or failed a request (HTTP status)
 
 Errors are translated once, at the edge that meets the outside world; the rest of the
 code raises and catches these.
@@ -68,3 +69,11 @@ class StoreUnavailable(StoreError):
 
 class ClusterError(AdhereError):
     """Ray could not be started or reached, or an actor of a scoring pass died."""
+
+
+class KubeError(AdhereError):
+    """The Kubernetes API refused or failed a request (``status``: HTTP status, if any)."""
+
+    def __init__(self, message: str, *, status: int | None = None):
+        self.status = status
+        super().__init__(message)
