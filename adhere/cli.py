@@ -1218,12 +1218,26 @@ def trial_score(
 @click.option("--store", "store_uri", help="Default store URI (overrides storeUri).")
 @click.option("--interval", type=click.FloatRange(min=0.05), help="Reconcile interval, seconds.")
 @click.option("--liveness", help="Serve kopf's liveness probe, e.g. http://0.0.0.0:8080/healthz.")
+@click.option(
+    "--metrics-port",
+    type=click.IntRange(0, 65535),
+    help="Also serve /metrics (adhere.exporter) for the rollouts in the store, on this port.",
+)
+@click.option("--metrics-addr", default="0.0.0.0", show_default=True, help="Address of /metrics.")
+@click.option(
+    "--metrics-settings",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Exporter settings YAML (TTL, label bounds, prices).",
+)
 def operator_command(
     config_file: str | None,
     namespaces: tuple[str, ...],
     store_uri: str | None,
     interval: float | None,
     liveness: str | None,
+    metrics_port: int | None,
+    metrics_addr: str,
+    metrics_settings: str | None,
 ) -> None:
     """Run the Kubernetes operator (kopf): Benchmarks, JudgePanels and Rollouts.
 
@@ -1234,7 +1248,14 @@ def operator_command(
     from adhere.operator._main import run_operator
 
     config = load_operator_config(config_file, store_uri=store_uri, interval_seconds=interval)
-    run_operator(config, namespaces=namespaces, liveness_endpoint=liveness)
+    run_operator(
+        config,
+        namespaces=namespaces,
+        liveness_endpoint=liveness,
+        metrics_port=metrics_port,
+        metrics_addr=metrics_addr,
+        metrics_settings=metrics_settings,
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -60,6 +60,7 @@ from adhere.spec import (
     Rollout,
     RolloutStatus,
     SecretKeyRef,
+    TrialCounts,
 )
 
 log = logging.getLogger(__name__)
@@ -93,9 +94,17 @@ class Controller:
         config: The operator's settings.
     """
 
-    def __init__(self, kube: Kube, config: OperatorConfig) -> None:
+    def __init__(
+        self,
+        kube: Kube,
+        config: OperatorConfig,
+        *,
+        progress: dict[str, TrialCounts] | None = None,
+    ) -> None:
         self.kube = kube
         self.config = config
+        self.progress = progress if progress is not None else {}
+        """Rollout name → its latest trial counts (read by the metrics exporter)."""
         self.plans: dict[str, RolloutPlan] = {}
         """Rollout uid → its current plan."""
         self.scoring: dict[str, _Scoring] = {}
@@ -225,6 +234,7 @@ class Controller:
             scoring=scoring,
             artifacts=plan.store.uri,
         )
+        self.progress[name] = status.trials
         await self._patch_status("rollouts", body, status_patch(status))
         wait = self.config.interval_seconds
         if decision.requeue_after is not None:
@@ -474,6 +484,7 @@ class Controller:
         if record is not None and record.task is not None:
             record.task.cancel()
         self.plans.pop(uid, None)
+        self.progress.pop(name, None)
         labels = {LABEL_ROLLOUT: name}
         jobs = await asyncio.to_thread(self.kube.list, "batch", "v1", "jobs", namespace, labels)
         for job in jobs:

@@ -31,6 +31,7 @@ from adhere.operator._config import OperatorConfig
 from adhere.operator._controller import RETRY_SECONDS, Controller
 from adhere.operator._kube import Kube
 from adhere.operator._names import FINALIZER, GROUP, LABEL_ROLLOUT, VERSION
+from adhere.spec import TrialCounts
 
 log = logging.getLogger(__name__)
 
@@ -51,12 +52,14 @@ def build_registry(
     config: OperatorConfig,
     *,
     kube_factory: Callable[[], Kube] = Kube.from_environment,
+    progress: dict[str, TrialCounts] | None = None,
 ) -> kopf.OperatorRegistry:
     """A kopf registry with the adhere operator's handlers.
 
     Args:
         config: The operator's settings.
         kube_factory: Makes the API client at startup (reads the kubeconfig then).
+        progress: Filled with each rollout's latest trial counts (for metrics).
     """
     registry = kopf.OperatorRegistry()
     holder: dict[str, Controller] = {}
@@ -70,7 +73,7 @@ def build_registry(
 
     @kopf.on.startup(registry=registry)
     async def startup(**_: Any) -> None:
-        holder["controller"] = Controller(kube_factory(), config)
+        holder["controller"] = Controller(kube_factory(), config, progress=progress)
 
     @kopf.on.cleanup(registry=registry)
     async def cleanup(**_: Any) -> None:
