@@ -334,3 +334,38 @@ async def test_invalid_specs_and_missing_secrets_are_reported_in_conditions(
     resolved = bench["conditions"][1]
     assert (resolved["type"], resolved["status"]) == ("Resolved", "True")
     assert resolved["message"].startswith("3 instances, 9 checks")
+
+
+async def test_with_kuberay_installed_scoring_runs_as_a_rayjob(
+    cluster: KubernetesEmulator, operator: Any, tmp_path: Path
+) -> None:
+    cluster.resources["ray.io/v1/rayjobs"] = {
+        "kind": "RayJob",
+        "namespaced": True,
+        "verbs": ["get", "list", "watch", "create", "delete", "patch"],
+        "subresources": ["status"],
+    }
+    await start_rollout(cluster, tmp_path, parallelism=3)
+    pods = Pods(cluster, tmp_path)
+    async with operator(scoring="auto"):
+        first = await wait_for(lambda: len(jobs(cluster)) == 3 and jobs(cluster), what="Jobs")
+        await pods.finish(sorted(first))
+        rayjobs = "ray.io/v1/rayjobs"
+        resource = cluster.resource(rayjobs)
+        name = await wait_for(
+            lambda: next((n for (r, _, n) in list(cluster.objects) if r == resource), None),
+            what="the scoring RayJob",
+        )
+        await wait_for(lambda: status(cluster).get("phase") == "Scoring", what="Scoring")
+        assert condition(cluster, "Scoring")["reason"] == "RayJob"
+        rayjob = dict(cluster.objects[rayjobs, NS, name].raw)
+        assert rayjob["spec"]["entrypoint"].startswith("adhere trial score --rollout-uri ")
+        assert rayjob["metadata"]["ownerReferences"][0]["name"] == "sweep"
+        path = f"/apis/ray.io/v1/namespaces/{NS}/rayjobs/{name}/status"
+        done = {"status": {"jobStatus": "SUCCEEDED", "jobDeploymentStatus": "Complete"}}
+        async with cluster.patch(path, json=done) as response:
+            assert response.status == 200
+        await wait_for(lambda: status(cluster).get("phase") == "Succeeded", what="Succeeded")
+    # The trials' own verdicts are in the store (the RayJob would add judged ones).
+    assert status(cluster)["summary"] == {"isr": 1.0, "csr": 1.0}
+    assert condition(cluster, "Scoring")["reason"] == "ScoringDone"
