@@ -114,6 +114,12 @@ class OperatorConfig(SpecModel):
         description="Longest wait between two reconciles of a Rollout; changes of its Jobs "
         "and pods wake it up sooner.",
     )
+    idle_interval_seconds: float = Field(
+        default=300.0,
+        gt=0,
+        description="Longest wait between two reconciles of a Rollout that has Succeeded or "
+        "Failed (its events still wake it up).",
+    )
     secret_check_interval_seconds: float = Field(
         default=60.0, gt=0, description="How often a JudgePanel's Secrets are checked again."
     )

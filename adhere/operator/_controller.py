@@ -222,7 +222,7 @@ class Controller:
                 previous, generation=generation, now=_stamp(now), problem=problem
             )
             await self._patch_status("rollouts", body, status_patch(status))
-            return self.config.interval_seconds if problem.permanent else RETRY_SECONDS
+            return self.config.idle_interval_seconds if problem.permanent else RETRY_SECONDS
         decision = await self._apply_trials(ref, rollout, plan, now)
         scoring = await self._scoring_view(ref, rollout, plan, previous, generation, decision)
         status = rollout_status(
@@ -237,6 +237,8 @@ class Controller:
         self.progress[name] = status.trials
         await self._patch_status("rollouts", body, status_patch(status))
         wait = self.config.interval_seconds
+        if status.phase in ("Succeeded", "Failed"):
+            wait = max(wait, self.config.idle_interval_seconds)
         if decision.requeue_after is not None:
             wait = min(wait, decision.requeue_after + 0.05)
         return wait
