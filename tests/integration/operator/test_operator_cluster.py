@@ -369,3 +369,43 @@ async def test_with_kuberay_installed_scoring_runs_as_a_rayjob(
     # The trials' own verdicts are in the store (the RayJob would add judged ones).
     assert status(cluster)["summary"] == {"isr": 1.0, "csr": 1.0}
     assert condition(cluster, "Scoring")["reason"] == "ScoringDone"
+
+
+async def test_the_api_client_speaks_plain_json_and_translates_errors(
+    cluster: KubernetesEmulator,
+) -> None:
+    import asyncio
+
+    from adhere.errors import KubeError
+    from adhere.operator._kube import Kube
+
+    kube = Kube.from_environment()  # the kubeconfig pointing at the emulator
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "j1", "namespace": NS, "labels": {"adhere.dev/rollout": "r"}},
+        "spec": {"template": {"spec": {"containers": []}}},
+    }
+    try:
+        assert await asyncio.to_thread(kube.create, job, "jobs") is True
+        assert await asyncio.to_thread(kube.create, job, "jobs") is False  # 409: exists
+        found = await asyncio.to_thread(
+            kube.list, "batch", "v1", "jobs", NS, {"adhere.dev/rollout": "r"}
+        )
+        assert [j["metadata"]["name"] for j in found] == ["j1"]
+        other = await asyncio.to_thread(
+            kube.list, "batch", "v1", "jobs", NS, {"adhere.dev/rollout": "x"}
+        )
+        assert other == []  # selectors also applied here (the emulator ignores them)
+        assert await asyncio.to_thread(kube.get, "batch", "v1", "jobs", NS, "nope") is None
+        assert await asyncio.to_thread(kube.secret_data, NS, "model-keys") == {
+            "openai": "c2stbGl2ZS0wMTIzNDU2Nzg5YWJjZGVm"
+        }
+        assert await asyncio.to_thread(kube.serves, "ray.io", "v1", "rayjobs") is False
+        assert await asyncio.to_thread(kube.delete, "batch", "v1", "jobs", NS, "j1") is True
+        assert await asyncio.to_thread(kube.delete, "batch", "v1", "jobs", NS, "j1") is False
+        with pytest.raises(KubeError) as raised:
+            await asyncio.to_thread(kube.list, "nothing.example", "v1", "things", NS)
+        assert raised.value.status == 404
+    finally:
+        kube.close()
