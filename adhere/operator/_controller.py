@@ -13,11 +13,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from adhere.errors import AdhereError, KubeError, SpecError, StoreError
+from adhere.errors import KubeError, SpecError, StoreError
 from adhere.operator._config import OperatorConfig
 from adhere.operator._jobs import RolloutRef, build_job
 from adhere.operator._kube import Kube
@@ -31,9 +30,9 @@ from adhere.operator._planning import (
     resolve_benchmark,
     storage_for,
 )
-from adhere.operator._rayjob import RAY_GROUP, RAY_PLURAL, RAY_VERSION, build_rayjob, rayjob_state
+from adhere.operator._rayjob import RAY_GROUP, RAY_PLURAL, RAY_VERSION
 from adhere.operator._reconcile import RetryPolicy, TrialDecision, reconcile_trials
-from adhere.operator._scoring import decode, judge_secret_refs, run_scoring_blocking, summarize
+from adhere.operator._scoring import ScoringPasses
 from adhere.operator._status import (
     PlanProblem,
     ScoringView,
@@ -41,7 +40,6 @@ from adhere.operator._status import (
     judge_panel_status,
     previous_status,
     rollout_status,
-    scoring_view,
     status_patch,
 )
 from adhere.operator._validate import (
@@ -77,15 +75,6 @@ def _stamp(when: datetime) -> str:
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-@dataclass
-class _Scoring:
-    """A scoring pass of one plan of a rollout."""
-
-    plan_id: str
-    view: ScoringView
-    task: asyncio.Task[Any] | None = None
-
-
 class Controller:
     """Reconciles Benchmarks, JudgePanels and Rollouts against one cluster.
 
@@ -107,17 +96,14 @@ class Controller:
         """Rollout name → its latest trial counts (read by the metrics exporter)."""
         self.plans: dict[str, RolloutPlan] = {}
         """Rollout uid → its current plan."""
-        self.scoring: dict[str, _Scoring] = {}
-        """Rollout uid → the scoring pass of its current plan."""
+        self.scoring = ScoringPasses(kube, config, self.kick)
         self.kicks: dict[tuple[str, str, str], asyncio.Event] = {}
         self.closed = False
 
     def close(self) -> None:
         """Stop scoring passes in flight and release the API client (the operator exits)."""
         self.closed = True
-        for record in self.scoring.values():
-            if record.task is not None:
-                record.task.cancel()
+        self.scoring.close()
         for event in self.kicks.values():
             event.set()
         self.kube.close()
@@ -224,7 +210,9 @@ class Controller:
             await self._patch_status("rollouts", body, status_patch(status))
             return self.config.idle_interval_seconds if problem.permanent else RETRY_SECONDS
         decision = await self._apply_trials(ref, rollout, plan, now)
-        scoring = await self._scoring_view(ref, rollout, plan, previous, generation, decision)
+        scoring = ScoringView()
+        if decision.finished and decision.counts.done:
+            scoring = await self.scoring.view(ref, plan, previous, generation)
         status = rollout_status(
             previous,
             generation=generation,
@@ -361,120 +349,6 @@ class Controller:
             )
         return decision
 
-    # --- scoring -----------------------------------------------------------------
-
-    async def _scoring_view(
-        self,
-        ref: RolloutRef,
-        rollout: Rollout,
-        plan: RolloutPlan,
-        previous: RolloutStatus,
-        generation: int | None,
-        decision: TrialDecision,
-    ) -> ScoringView:
-        if not decision.finished or decision.counts.done == 0:
-            return ScoringView()
-        record = self.scoring.get(ref.uid)
-        view = scoring_view(
-            record.view if record else None,
-            record.plan_id if record else None,
-            plan.plan_id,
-            previous,
-            generation,
-        )
-        if view.state == "none":
-            return await self._start_scoring(ref, rollout, plan)
-        if record is not None and record.plan_id == plan.plan_id and view.mode == "RayJob":
-            return await self._follow_rayjob(ref, plan, record)
-        return view
-
-    async def _mode(self) -> str:
-        mode = self.config.scoring
-        if mode == "auto":
-            if await asyncio.to_thread(self.kube.serves, RAY_GROUP, RAY_VERSION, RAY_PLURAL):
-                return "RayJob"
-            return "RayCluster" if self.config.ray_address else "InProcess"
-        return {"rayjob": "RayJob", "ray": "RayCluster", "in-process": "InProcess"}[mode]
-
-    async def _start_scoring(
-        self, ref: RolloutRef, rollout: Rollout, plan: RolloutPlan
-    ) -> ScoringView:
-        assert plan.store is not None
-        store = plan.store
-        old = self.scoring.pop(ref.uid, None)
-        if old is not None and old.task is not None:
-            old.task.cancel()
-        mode = await self._mode()
-        log.info("scoring rollout %s/%s (%s)", ref.namespace, ref.name, mode)
-        if mode == "RayJob":
-            panel = await asyncio.to_thread(lambda: _stored_panel(store))
-            job = build_rayjob(ref, plan.plan_id, store.uri, panel, self.config)
-            await asyncio.to_thread(self.kube.create, job, RAY_PLURAL)
-            record = _Scoring(plan.plan_id, ScoringView("running", mode, None, "RayJob submitted"))
-            self.scoring[ref.uid] = record
-            return record.view
-        keys: dict[tuple[str, str], str] = {}
-        if mode == "InProcess":
-            refs = await asyncio.to_thread(judge_secret_refs, store)
-            for name, key in refs:
-                data = await asyncio.to_thread(self.kube.secret_data, ref.namespace, name)
-                value = decode(data, key)
-                if value:
-                    keys[(name, key)] = value
-        address = self.config.ray_address if mode == "RayCluster" else None
-        record = _Scoring(plan.plan_id, ScoringView("running", mode, None, "scoring"))
-
-        async def score() -> None:
-            try:
-                summary = await asyncio.to_thread(
-                    run_scoring_blocking,
-                    store,
-                    judge_keys=keys,
-                    ray_address=address,
-                    verify_actors=self.config.verify_actors,
-                    judge_actors=self.config.judge_actors,
-                )
-            except (AdhereError, ValueError, OSError) as exc:
-                log.warning("scoring of %s/%s failed: %s", ref.namespace, ref.name, exc)
-                record.view = ScoringView("failed", mode, None, f"{type(exc).__name__}: {exc}")
-            else:
-                record.view = ScoringView("succeeded", mode, summary, f"scored ({mode})")
-            finally:
-                self.kick(ref.namespace, ref.name)
-
-        record.task = asyncio.create_task(score(), name=f"adhere-score-{ref.namespace}-{ref.name}")
-        self.scoring[ref.uid] = record
-        return record.view
-
-    async def _follow_rayjob(
-        self, ref: RolloutRef, plan: RolloutPlan, record: _Scoring
-    ) -> ScoringView:
-        if record.view.state != "running":
-            return record.view
-        from adhere.operator._names import rayjob_name
-
-        found = await asyncio.to_thread(
-            self.kube.get,
-            RAY_GROUP,
-            RAY_VERSION,
-            RAY_PLURAL,
-            ref.namespace,
-            rayjob_name(ref.name, plan.plan_id),
-        )
-        if found is None:
-            record.view = ScoringView("failed", "RayJob", None, "the scoring RayJob disappeared")
-            return record.view
-        state, message = rayjob_state(found)
-        if state == "succeeded":
-            assert plan.store is not None
-            summary = await asyncio.to_thread(summarize, plan.store)
-            record.view = ScoringView("succeeded", "RayJob", summary, "scored (RayJob)")
-        elif state == "failed":
-            record.view = ScoringView("failed", "RayJob", None, message)
-        else:
-            record.view = ScoringView("running", "RayJob", None, message)
-        return record.view
-
     # --- cleanup -----------------------------------------------------------------
 
     async def cleanup_rollout(self, namespace: str, name: str, uid: str) -> int:
@@ -482,9 +356,7 @@ class Controller:
 
         Its artifacts stay in the store.
         """
-        record = self.scoring.pop(uid, None)
-        if record is not None and record.task is not None:
-            record.task.cancel()
+        self.scoring.forget(uid)
         self.plans.pop(uid, None)
         self.progress.pop(name, None)
         labels = {LABEL_ROLLOUT: name}
@@ -532,9 +404,3 @@ class Controller:
 
 def _same(current: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     return all(current.get(k) == v for k, v in new.items())
-
-
-def _stored_panel(store: Any) -> JudgePanel | None:
-    from adhere.runner._trial import stored_config
-
-    return stored_config(store).judge_panel

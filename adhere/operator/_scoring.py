@@ -19,18 +19,30 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
+import logging
 import os
 import tempfile
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from adhere.errors import AdhereError
 from adhere.metrics import rates
+from adhere.operator._config import OperatorConfig
+from adhere.operator._jobs import RolloutRef
+from adhere.operator._kube import Kube
+from adhere.operator._names import rayjob_name
+from adhere.operator._planning import RolloutPlan
+from adhere.operator._rayjob import RAY_GROUP, RAY_PLURAL, RAY_VERSION, build_rayjob, rayjob_state
+from adhere.operator._status import ScoringView, scoring_view
 from adhere.runner._results import collect
 from adhere.runner._scoring import Scorer, score_rollout
 from adhere.runner._trial import score_stored, stored_config
-from adhere.spec import Endpoint, SecretSource, Summary
+from adhere.spec import Endpoint, RolloutStatus, SecretSource, Summary
 from adhere.store import RolloutStore
+
+log = logging.getLogger(__name__)
 
 
 def summarize(store: RolloutStore) -> Summary:
@@ -113,3 +125,138 @@ def run_scoring_blocking(
         rewrite = _key_files(Path(tmp), judge_keys) if ray_address is None else None
         asyncio.run(score_stored(store, scorer=scorer, endpoint_for=rewrite))
     return summarize(store)
+
+
+@dataclass
+class _Pass:
+    """A scoring pass of one plan of a rollout."""
+
+    plan_id: str
+    view: ScoringView
+    task: asyncio.Task[Any] | None = None
+
+
+class ScoringPasses:
+    """The scoring passes of the operator's rollouts: started once per plan, followed.
+
+    Args:
+        kube: The API client (RayJobs, judge Secrets).
+        config: The operator's settings (``scoring``, ``rayAddress`` …).
+        kick: Called with (namespace, name) when an in-process pass ends.
+    """
+
+    def __init__(
+        self, kube: Kube, config: OperatorConfig, kick: Callable[[str, str], None]
+    ) -> None:
+        self.kube = kube
+        self.config = config
+        self.kick = kick
+        self.passes: dict[str, _Pass] = {}
+        """Rollout uid → the pass of its current plan."""
+
+    def forget(self, uid: str) -> None:
+        """Stop and drop a rollout's pass (the rollout is deleted)."""
+        found = self.passes.pop(uid, None)
+        if found is not None and found.task is not None:
+            found.task.cancel()
+
+    def close(self) -> None:
+        """Stop every pass in flight (the operator exits)."""
+        for uid in list(self.passes):
+            self.forget(uid)
+
+    async def view(
+        self,
+        ref: RolloutRef,
+        plan: RolloutPlan,
+        previous: RolloutStatus,
+        generation: int | None,
+    ) -> ScoringView:
+        """Where the scoring of a finished plan stands; starts it when it has not."""
+        found = self.passes.get(ref.uid)
+        view = scoring_view(
+            found.view if found else None,
+            found.plan_id if found else None,
+            plan.plan_id,
+            previous,
+            generation,
+        )
+        if view.state == "none":
+            return await self._start(ref, plan)
+        if found is not None and found.plan_id == plan.plan_id and view.mode == "RayJob":
+            return await self._follow_rayjob(ref, plan, found)
+        return view
+
+    async def _mode(self) -> str:
+        mode = self.config.scoring
+        if mode == "auto":
+            if await asyncio.to_thread(self.kube.serves, RAY_GROUP, RAY_VERSION, RAY_PLURAL):
+                return "RayJob"
+            return "RayCluster" if self.config.ray_address else "InProcess"
+        return {"rayjob": "RayJob", "ray": "RayCluster", "in-process": "InProcess"}[mode]
+
+    async def _start(self, ref: RolloutRef, plan: RolloutPlan) -> ScoringView:
+        assert plan.store is not None
+        store = plan.store
+        self.forget(ref.uid)
+        mode = await self._mode()
+        log.info("scoring rollout %s/%s (%s)", ref.namespace, ref.name, mode)
+        if mode == "RayJob":
+            panel = await asyncio.to_thread(lambda: stored_config(store).judge_panel)
+            job = build_rayjob(ref, plan.plan_id, store.uri, panel, self.config)
+            await asyncio.to_thread(self.kube.create, job, RAY_PLURAL)
+            started = _Pass(plan.plan_id, ScoringView("running", mode, None, "RayJob submitted"))
+            self.passes[ref.uid] = started
+            return started.view
+        keys: dict[tuple[str, str], str] = {}
+        if mode == "InProcess":
+            for name, key in await asyncio.to_thread(judge_secret_refs, store):
+                data = await asyncio.to_thread(self.kube.secret_data, ref.namespace, name)
+                value = decode(data, key)
+                if value:
+                    keys[(name, key)] = value
+        address = self.config.ray_address if mode == "RayCluster" else None
+        running = _Pass(plan.plan_id, ScoringView("running", mode, None, "scoring"))
+
+        async def score() -> None:
+            try:
+                summary = await asyncio.to_thread(
+                    run_scoring_blocking,
+                    store,
+                    judge_keys=keys,
+                    ray_address=address,
+                    verify_actors=self.config.verify_actors,
+                    judge_actors=self.config.judge_actors,
+                )
+            except (AdhereError, ValueError, OSError) as exc:
+                log.warning("scoring of %s/%s failed: %s", ref.namespace, ref.name, exc)
+                running.view = ScoringView("failed", mode, None, f"{type(exc).__name__}: {exc}")
+            else:
+                running.view = ScoringView("succeeded", mode, summary, f"scored ({mode})")
+            finally:
+                self.kick(ref.namespace, ref.name)
+
+        running.task = asyncio.create_task(score(), name=f"adhere-score-{ref.namespace}-{ref.name}")
+        self.passes[ref.uid] = running
+        return running.view
+
+    async def _follow_rayjob(self, ref: RolloutRef, plan: RolloutPlan, run: _Pass) -> ScoringView:
+        if run.view.state != "running":
+            return run.view
+        name = rayjob_name(ref.name, plan.plan_id)
+        found = await asyncio.to_thread(
+            self.kube.get, RAY_GROUP, RAY_VERSION, RAY_PLURAL, ref.namespace, name
+        )
+        if found is None:
+            run.view = ScoringView("failed", "RayJob", None, f"the RayJob {name} disappeared")
+            return run.view
+        state, message = rayjob_state(found)
+        if state == "succeeded":
+            assert plan.store is not None
+            summary = await asyncio.to_thread(summarize, plan.store)
+            run.view = ScoringView("succeeded", "RayJob", summary, "scored (RayJob)")
+        elif state == "failed":
+            run.view = ScoringView("failed", "RayJob", None, message)
+        else:
+            run.view = ScoringView("running", "RayJob", None, message)
+        return run.view
