@@ -100,3 +100,17 @@ async def test_a_retry_keeps_the_failed_attempts_files(tmp_path: Path) -> None:
     assert archived["status"] == "error" and archived["attempt"] == 1
     assert (trial_dir / "attempt-1" / "calls.jsonl").is_file()
     assert json.loads((trial_dir / "result.json").read_text())["attempt"] == 2
+
+
+def test_a_benchmark_resolves_into_the_operators_store(tmp_path: Path) -> None:
+    from adhere.operator import OperatorConfig
+    from adhere.operator._planning import resolve_benchmark
+    from adhere.spec import Benchmark
+    from tests.integration.operator._operator_parts import benchmark_body
+
+    config = OperatorConfig(store_uri=(tmp_path / "store").as_uri(), data_dir=str(tmp_path))
+    resolved = resolve_benchmark(Benchmark.model_validate(benchmark_body()), config)
+    assert (resolved.instances, resolved.checks) == (3, 9)
+    path = tmp_path / "store" / "_benchmarks" / "research" / "bench" / "instances.jsonl"
+    assert resolved.stored == path.as_uri()
+    assert len(path.read_text().splitlines()) == 3
