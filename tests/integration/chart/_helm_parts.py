@@ -47,8 +47,15 @@ class Emulator(kmock.KubernetesEmulator):
     """kmock 0.8's emulator, answering core-group discovery as Kubernetes does.
 
     kmock 0.8 serves ``GET /api/v1`` with ``groupVersion: "/v1"``; Go's client (Helm)
-    then finds no kind of the core group. A real API server says ``"v1"``.
+    then finds no kind of the core group. A real API server says ``"v1"``. It also
+    reports a fixed Kubernetes 1.26 at ``/version``; the chart needs 1.29 (native
+    sidecars), so the emulator reports 1.30 here.
     """
+
+    async def _serve_server_version(self, request: Any) -> Any:
+        body = dict(await super()._serve_server_version(request))
+        body.update({"major": "1", "minor": "30", "gitVersion": "v1.30.0"})
+        return body
 
     async def _serve_version(self, request: Any) -> Any:
         body = await super()._serve_version(request)
