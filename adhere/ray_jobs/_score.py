@@ -28,6 +28,7 @@ from adhere.ray_jobs._pools import Pools, start_pools
 from adhere.ray_jobs._session import ray_session
 from adhere.ray_jobs._workers import Judged
 from adhere.runner._scoring import DecidedChecks, Scorer, ScoreSummary, record_trial
+from adhere.runner._telemetry import append_judge_calls
 from adhere.spec import Check, Endpoint, Instance, JudgePanel, Trajectory, Trial, Verdict
 from adhere.store import RolloutStore
 from adhere.suites import Suite
@@ -126,6 +127,7 @@ class _Pass:
         self.summary = summary
         self.on_trial = on_trial
         self.in_flight: dict[Any, _Job] = {}
+        self.judge_records: list[dict[str, Any]] = []
 
     async def run(self, trials: list[Trial]) -> None:
         import ray
@@ -175,6 +177,7 @@ class _Pass:
         self.in_flight[ref] = job
 
     def _judged(self, job: _Job, judged: Judged) -> None:
+        self.judge_records.extend(judged.calls)
         if self.cache is not None:
             for key, verdict in judged.new_cache_entries.items():
                 self.cache.put(key, verdict)
@@ -251,9 +254,11 @@ async def score_rollout_on_ray(
         summary.judge_actors = len(pools.judge)
         try:
             in_flight = max(1, parallelism) * max(1, len(pools.judge))
-            await _Pass(store, instances, panel, cache, pools, in_flight, summary, on_trial).run(
-                trials
-            )
+            scoring = _Pass(store, instances, panel, cache, pools, in_flight, summary, on_trial)
+            try:
+                await scoring.run(trials)
+            finally:
+                append_judge_calls(store, scoring.judge_records)
         finally:
             try:
                 summary.calls_per_judge_actor = pools.judge_calls()

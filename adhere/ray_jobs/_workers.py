@@ -70,6 +70,8 @@ class Judged:
 
     result: PanelResult
     new_cache_entries: dict[str, Verdict]
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    """Records of the judge calls this actor made since its last answer (telemetry)."""
 
 
 class JudgeWorker:
@@ -114,7 +116,10 @@ class JudgeWorker:
         """Run the panel over one trial's remaining checks (see :func:`judge_checks`)."""
         cache = PrefetchedCache(dict(cached))
         result = await judge_checks(self._panel(), checks, trajectory, self.panel, cache)
-        return Judged(result=result, new_cache_entries=cache.new)
+        records: list[dict[str, Any]] = []
+        if self._asks is not None:
+            records, self._asks.records = self._asks.records, []
+        return Judged(result=result, new_cache_entries=cache.new, calls=records)
 
     def calls(self) -> int:
         """Judge calls made so far (as ``ScoreSummary.judge_calls`` counts them)."""

@@ -12,6 +12,7 @@ from adhere.runner import execute, load_run_config, prepare
 from adhere.runner._rescore import rescore
 from adhere.runner._results import open_rollout_dir
 from adhere.runner._run import judge_endpoints
+from adhere.runner._telemetry import read_judge_calls
 from adhere.spec import JudgePanel, load_resources
 from adhere.store import StoreVerdictCache
 from adhere.suites import get_suite
@@ -167,5 +168,8 @@ async def test_judge_actors_share_one_limiter_per_endpoint_and_the_cache(tmp_pat
     # Re-scoring on Ray: every judge verdict comes from the store's cache.
     assert again.judge_calls == 0 and after["requests"] == stats["requests"]
     assert again.judged_checks == 40 and again.limiters[name]["granted"] == 0
+    # Judge call telemetry comes back from the actors: one record per call, for the exporter.
+    records = read_judge_calls(store)
+    assert len(records) == 20 and all(r["judge"] == "only" and r["seconds"] > 0 for r in records)
     stored = [p.read_bytes() for p in (tmp_path / "runs").rglob("*") if p.is_file()]
     assert stored and not any(KEY.encode() in data for data in stored)
