@@ -11,16 +11,18 @@ Requests from every trial being scored are collected for a few milliseconds (or 
    but ``line-length = 79`` (E501) cannot join a request selecting ``E`` at the default
    length. :data:`SETTING_RULES` says which rules each known setting changes; an
    unknown setting only joins requests with the same value.
-2. **One process per group.** Each distinct code text is written once to its own file
-   in a temporary directory of the batch (in memory, ``/dev/shm``, where there is one),
-   shared by all groups; one ``ruff check --isolated --output-format json`` per group
-   runs over the group's files with the union of its selectors, ``--preview`` when it
-   needs it and its settings as ``--config`` overrides (through
-   :func:`adhere.judging.verifiers._ruff.check_files`).
+2. **One process per group, all at once.** Each distinct code text is written once to
+   its own file in a temporary directory of the batch (in memory, ``/dev/shm``, where
+   there is one), shared by all groups; then one ``ruff check --isolated`` per group
+   starts, all together (each waited on by a thread), over the group's files with the
+   union of its selectors, ``--preview`` when it needs it and its settings as
+   ``--config`` overrides (through :func:`adhere.judging.verifiers._ruff.check_files`).
 3. **Mapping back.** Diagnostics come back by file; each request keeps those of its
    file whose code its own selectors select (``E`` selects ``E501`` but not ``EM101``;
    ``PL`` selects ``PLR…``), plus syntax errors, which fail every request on that
-   file (unparsable code fails). No diagnostic: ``pass``; some: ``fail``.
+   file (unparsable code fails). No diagnostic: ``pass``; some: ``fail``. Ruff naming
+   a file it was not given is an error, never a silent pass. The evidence is
+   read-only: the passes of one group share one ``data`` dict.
 
 A group whose Ruff run fails (a bad selector or setting in one request) is retried as
 one run per distinct (selectors, settings); requests still failing get ``error``
@@ -37,6 +39,7 @@ import subprocess
 import tempfile
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -151,7 +154,8 @@ class _Group:
 
 
 def _signature(request: RuffRun) -> tuple[bool, str, tuple[str, ...]]:
-    return request.preview, repr(request.config), tuple(request.select)
+    config = repr(request.config) if request.config else ""  # most have none: skip the repr
+    return request.preview, config, tuple(request.select)
 
 
 def plan_groups(requests: Sequence[RuffRun]) -> list[tuple[bool, dict[str, Any], list[int]]]:
@@ -178,31 +182,43 @@ def plan_groups(requests: Sequence[RuffRun]) -> list[tuple[bool, dict[str, Any],
     return [(g.preview, g.settings, sorted(g.members)) for g in groups]
 
 
-def _evidence(request: RuffRun, found: list[Diagnostic]) -> Evidence:
-    mine = [
-        d
-        for d in found
-        if d.code == "syntax-error" or any(selector_matches(s, d.code) for s in request.select)
-    ]
-    data: dict[str, Any] = {
-        "diagnostics": [
-            {"code": d.code, "line": d.line, "column": d.column, "message": d.message}
-            for d in mine[:_KEPT]
-        ],
-        "count": len(mine),
-    }
-    # built from trusted values: skip validation (ten thousand of these per batch)
-    if not mine:
-        return Evidence.model_construct(
-            id=request.id, status="pass", detail="no Ruff diagnostics", data=data
-        )
-    first = mine[0]
+@functools.lru_cache(maxsize=65536)
+def _kept(select: tuple[str, ...], code: str) -> bool:
+    """Whether a request selecting ``select`` keeps ``code`` (a syntax error: always)."""
+    return code == "syntax-error" or any(selector_matches(s, code) for s in select)
+
+
+def _evidence(
+    request: RuffRun, found: Sequence[Diagnostic], passed: dict[str, Any], fields: set[str]
+) -> Evidence:
+    """The request's evidence from the diagnostics Ruff reported for its file.
+
+    Built from trusted values without validation, ten thousand per batch, sharing one
+    fields set (every field is set, so pydantic's own updates of it change nothing);
+    passes share one ``data`` too. A pass is then two objects for the garbage collector
+    to track instead of five, and tracking them costs more than building them.
+    """
+    if found:
+        select = tuple(request.select)
+        mine = [d for d in found if _kept(select, d.code)]
+        if mine:
+            first = mine[0]
+            return Evidence.model_construct(
+                fields,
+                id=request.id,
+                status="fail",
+                detail=f"{len(mine)} Ruff diagnostic(s); first: {first.code} line "
+                f"{first.line}: {first.message}",
+                data={
+                    "diagnostics": [
+                        {"code": d.code, "line": d.line, "column": d.column, "message": d.message}
+                        for d in mine[:_KEPT]
+                    ],
+                    "count": len(mine),
+                },
+            )
     return Evidence.model_construct(
-        id=request.id,
-        status="fail",
-        detail=f"{len(mine)} Ruff diagnostic(s); first: {first.code} line {first.line}: "
-        f"{first.message}",
-        data=data,
+        fields, id=request.id, status="pass", detail="no Ruff diagnostics", data=passed
     )
 
 
@@ -223,26 +239,40 @@ def scratch_dir() -> str | None:
     return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
 
 
-def _run_group(
+@dataclass(frozen=True)
+class _Run:
+    """One Ruff process: the requests it serves, the files it checks, how it runs."""
+
+    requests: Sequence[RuffRun]
+    files: set[str]
+    options: RuffOptions
+
+
+def _prepare(
     requests: Sequence[RuffRun],
     preview: bool,
     settings: Mapping[str, Any],
-    checker: GroupChecker,
     timeout: float,
-    root: Path,
     names: Mapping[str, str],
-) -> list[Evidence]:
+) -> _Run:
     options = RuffOptions(
-        select=tuple(sorted({s for r in requests for s in r.select})),
+        select=tuple(sorted(set().union(*(r.select for r in requests)))),
         preview=preview,
         config=tuple(toml_setting(k, v) for k, v in sorted(settings.items())),
         timeout=timeout,
     )
-    paths = sorted({names[r.code] for r in requests})
+    return _Run(requests, {names[r.code] for r in requests}, options)
+
+
+def _run(run: _Run, checker: GroupChecker, root: Path, names: Mapping[str, str]) -> list[Evidence]:
     by_path: dict[str, list[Diagnostic]] = {}
-    for diagnostic in checker(root, paths, options):
+    for diagnostic in checker(root, sorted(run.files), run.options):
+        if diagnostic.path not in run.files:  # it would map back to no request: never drop it
+            raise RuntimeError(f"ruff reported a file it was not given: {diagnostic.path!r}")
         by_path.setdefault(diagnostic.path, []).append(diagnostic)
-    return [_evidence(r, by_path.get(names[r.code], [])) for r in requests]
+    passed: dict[str, Any] = {"diagnostics": [], "count": 0}  # shared: read-only
+    fields = set(Evidence.model_fields)
+    return [_evidence(r, by_path.get(names[r.code], ()), passed, fields) for r in run.requests]
 
 
 def _errors(requests: Sequence[RuffRun], exc: BaseException) -> list[Evidence]:
@@ -265,46 +295,70 @@ def check_requests(
     """Check requests with one Ruff process per run group; evidence in request order.
 
     Each distinct code text is written once (in ``scratch``, default
-    :func:`scratch_dir`) and shared by every group that checks it.
+    :func:`scratch_dir`) and shared by every group that checks it. Then every group's
+    Ruff starts at once, each waited on by a thread of its own, the largest first: the
+    smaller groups' output is read and their evidence built while the largest runs.
     """
     if not requests:
         return []
     names: dict[str, str] = {}
     for request in requests:
         names.setdefault(request.code, f"r{len(names)}.py")
+    groups = sorted(plan_groups(requests), key=lambda group: -len(group[2]))
     out: list[Evidence | None] = [None] * len(requests)
-    with tempfile.TemporaryDirectory(prefix="adhere-ruff-", dir=scratch or scratch_dir()) as tmp:
+    with (
+        tempfile.TemporaryDirectory(prefix="adhere-ruff-", dir=scratch or scratch_dir()) as tmp,
+        ThreadPoolExecutor(len(groups), thread_name_prefix="adhere-ruff") as pool,
+    ):
         root = Path(tmp).resolve()
-        write_files(root, {name: code for code, name in names.items()})
-        for preview, settings, members in plan_groups(requests):
-            mine = [requests[i] for i in members]
-            try:
-                found = _run_group(mine, preview, settings, checker, timeout, root, names)
-            except _FAILURES:
-                found = _retry_apart(mine, checker, timeout, root, names)
-            for index, evidence in zip(members, found, strict=True):
+        written = write_files(root, {name: code for code, name in names.items()})
+        running = []
+        for preview, settings, members in groups:  # the largest first
+            run = _prepare([requests[i] for i in members], preview, settings, timeout, names)
+            running.append((members, pool.submit(_check_group, run, checker, root, names)))
+        for members, future in running:
+            for index, evidence in zip(members, future.result(), strict=True):
                 out[index] = evidence
+        _remove(root, written)
     return [e for e in out if e is not None]
 
 
+def _remove(root: Path, names: Iterable[str]) -> None:
+    """Delete the batch's files by name (cheaper than the directory walk of ``rmtree``)."""
+    if os.unlink not in os.supports_dir_fd:
+        return  # the temporary directory's own cleanup removes them
+    directory = os.open(root, os.O_RDONLY)
+    try:
+        for name in names:
+            os.unlink(name, dir_fd=directory)
+    finally:
+        os.close(directory)
+
+
+def _check_group(
+    run: _Run, checker: GroupChecker, root: Path, names: Mapping[str, str]
+) -> list[Evidence]:
+    try:
+        return _run(run, checker, root, names)
+    except _FAILURES:
+        return _retry_apart(run, checker, root, names)
+
+
 def _retry_apart(
-    requests: Sequence[RuffRun],
-    checker: GroupChecker,
-    timeout: float,
-    root: Path,
-    names: Mapping[str, str],
+    run: _Run, checker: GroupChecker, root: Path, names: Mapping[str, str]
 ) -> list[Evidence]:
     """One run per distinct (selectors, settings), so one bad request spoils only itself."""
     kinds: dict[tuple[bool, str, tuple[str, ...]], list[int]] = {}
-    for index, request in enumerate(requests):
+    for index, request in enumerate(run.requests):
         kinds.setdefault(_signature(request), []).append(index)
-    out: list[Evidence | None] = [None] * len(requests)
+    out: list[Evidence | None] = [None] * len(run.requests)
     for members in kinds.values():
-        mine = [requests[i] for i in members]
+        mine = [run.requests[i] for i in members]
         first = mine[0]
         settings = flatten_config(first.config)
         try:
-            found = _run_group(mine, first.preview, settings, checker, timeout, root, names)
+            apart = _prepare(mine, first.preview, settings, run.options.timeout, names)
+            found = _run(apart, checker, root, names)
         except _FAILURES as exc:
             found = _errors(mine, exc)
         for index, evidence in zip(members, found, strict=True):

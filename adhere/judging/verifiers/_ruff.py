@@ -4,7 +4,10 @@ Ruff only parses the code (it never imports or runs it), so this is not untruste
 code execution; it still runs as a separate process with a timeout. The files are
 written to a fresh temporary directory under their workspace-relative paths, ruff runs
 with ``--isolated`` (no configuration file of the workspace applies), ``--no-cache``
-and JSON output, and each diagnostic is mapped back to its workspace path.
+and ``concise --quiet`` output — one line per diagnostic, ``path:row:column: CODE
+message``: about a seventh of the size of the JSON output, which carries every fix,
+and a third of the time to read — and each diagnostic is mapped back to its
+workspace path.
 
 The ruff binary is ``ruff`` on ``PATH``, else the one next to the running Python
 (the project's virtual environment pins ruff 0.11.13, the version whose rule
@@ -16,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import posixpath
+import re
 import shutil
 import subprocess
 import sys
@@ -30,13 +34,14 @@ __all__ = [
     "RuffRunner",
     "check_files",
     "find_ruff",
+    "parse_concise",
     "run_ruff",
     "toml_setting",
     "write_files",
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     """One ruff finding: where, which rule (``syntax-error`` for unparsable code), what."""
 
@@ -104,17 +109,37 @@ def _safe(path: str) -> str:
 
 
 def write_files(root: Path, files: Mapping[str, str]) -> list[str]:
-    """Write ``{relative path: text}`` under ``root``; the relative paths, sorted.
+    """Write ``{relative path: text}`` under ``root`` as UTF-8; the relative paths, sorted.
+
+    Files are written with plain ``os.open``/``os.write`` (batches write thousands; the
+    text is written as is, with no newline translation).
 
     Raises:
         ValueError: A path leaves ``root``.
     """
-    relative = sorted(_safe(p) for p in files)
-    for original, rel in zip(sorted(files), relative, strict=True):
-        target = root / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(files[original], encoding="utf-8")
-    return relative
+    safe = {_safe(p): text for p, text in files.items()}
+    base = str(root) + os.sep
+    made: set[str] = set()
+    for rel, text in safe.items():
+        parent = posixpath.dirname(rel)
+        if parent and parent not in made:
+            os.makedirs(base + parent, exist_ok=True)
+            made.add(parent)
+        _write(base + rel, text.encode("utf-8"))
+    return sorted(safe)
+
+
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)
+
+
+def _write(path: str, data: bytes) -> None:
+    descriptor = os.open(path, _WRITE_FLAGS, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(descriptor, view) :]
+    finally:
+        os.close(descriptor)
 
 
 def check_files(root: Path, relative: Sequence[str], options: RuffOptions) -> list[Diagnostic]:
@@ -126,8 +151,8 @@ def check_files(root: Path, relative: Sequence[str], options: RuffOptions) -> li
     """
     if not relative or not options.select:
         return []
-    command = [find_ruff(), "check", "--isolated", "--no-cache", "--exit-zero"]
-    command += ["--output-format", "json", "--select", ",".join(options.select)]
+    command = [find_ruff(), "check", "--isolated", "--no-cache", "--exit-zero", "--quiet"]
+    command += ["--output-format", "concise", "--select", ",".join(options.select)]
     command += ["--preview"] if options.preview else []
     for setting in options.config:
         command += ["--config", setting]
@@ -135,18 +160,67 @@ def check_files(root: Path, relative: Sequence[str], options: RuffOptions) -> li
     done = subprocess.run(  # a fixed argv, never through a shell
         command,
         cwd=root,
+        env=_plain_env(),
         capture_output=True,
-        text=True,
+        encoding="utf-8",  # Ruff writes UTF-8 whatever the locale
         timeout=options.timeout,
         check=False,
     )
     if done.returncode != 0:
         raise RuntimeError(f"ruff exited with {done.returncode}: {done.stderr.strip()[:500]}")
-    try:
-        raw = json.loads(done.stdout or "[]")
-    except json.JSONDecodeError as exc:
-        raise RuntimeError(f"unreadable ruff output: {exc}") from None
-    return [_diagnostic(item, root) for item in raw]
+    return parse_concise(done.stdout, root)
+
+
+def _plain_env() -> dict[str, str]:
+    """The environment without the variables that force colours into piped output."""
+    return {k: v for k, v in os.environ.items() if k not in ("CLICOLOR_FORCE", "FORCE_COLOR")}
+
+
+_CONCISE = re.compile(
+    r"^(.+?)(?::cell \d+)?:(\d+):(\d+): (?:([A-Z]+[0-9]+) (?:\[\*\] )?)?(.*)$", re.MULTILINE
+)
+"""``path:row:column: CODE [*] message`` (``[*]``: fixable; a notebook's path is followed
+by ``:cell N`` and the row is the cell's, as in the JSON output); a syntax error has no
+code and its message starts ``SyntaxError:``."""
+
+
+def parse_concise(text: str, root: Path) -> list[Diagnostic]:
+    """Diagnostics from ``ruff check --output-format concise --quiet`` run in ``root``.
+
+    A line that does not start ``path:row:column:`` continues the previous message (a
+    message with a newline in it); output that does not start with a diagnostic (e.g.
+    coloured) is unreadable.
+
+    Raises:
+        RuntimeError: The output is not concise diagnostics.
+    """
+    rows: list[tuple[str, ...]] = _CONCISE.findall(text)
+    if len(rows) != (text.removesuffix("\n").count("\n") + 1 if text else 0):
+        rows = _with_continuations(text)  # some line is not a diagnostic of its own
+    prefix = str(root) + os.sep
+    return [
+        Diagnostic(
+            path=path.removeprefix(prefix).replace(os.sep, "/"),
+            line=int(row),
+            column=int(column),
+            code=code or "syntax-error",
+            message=message,
+        )
+        for path, row, column, code, message in rows
+    ]
+
+
+def _with_continuations(text: str) -> list[tuple[str, ...]]:
+    rows: list[list[str]] = []
+    for line in text.removesuffix("\n").split("\n"):
+        match = _CONCISE.fullmatch(line)
+        if match is not None:
+            rows.append(list(match.groups(default="")))
+        elif rows:
+            rows[-1][4] += "\n" + line
+        elif line:
+            raise RuntimeError(f"unreadable ruff output: {line[:200]!r}")
+    return [tuple(row) for row in rows]
 
 
 def run_ruff(files: Mapping[str, str], options: RuffOptions) -> list[Diagnostic]:
@@ -161,27 +235,3 @@ def run_ruff(files: Mapping[str, str], options: RuffOptions) -> list[Diagnostic]
     with tempfile.TemporaryDirectory(prefix="adhere-ruff-") as tmp:
         root = Path(tmp).resolve()
         return check_files(root, write_files(root, files), options)
-
-
-def _diagnostic(item: dict[str, object], root: Path) -> Diagnostic:
-    raw_name = str(item.get("filename", ""))
-    prefix = str(root) + os.sep
-    if raw_name.startswith(prefix):  # ruff reports absolute paths under the resolved root
-        path = raw_name[len(prefix) :].replace(os.sep, "/")
-    else:
-        filename = Path(raw_name)
-        try:
-            path = filename.resolve().relative_to(root).as_posix()
-        except ValueError:
-            path = filename.as_posix()
-    location = item.get("location")
-    row = location.get("row", 0) if isinstance(location, dict) else 0
-    column = location.get("column", 0) if isinstance(location, dict) else 0
-    code = item.get("code")
-    return Diagnostic(
-        path=path,
-        line=int(row),
-        column=int(column),
-        code=str(code) if code else "syntax-error",
-        message=str(item.get("message", "")),
-    )

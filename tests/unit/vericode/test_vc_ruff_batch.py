@@ -2,7 +2,7 @@
 
 import asyncio
 
-from adhere.judging.verifiers._ruff import check_files
+from adhere.judging.verifiers._ruff import Diagnostic, check_files
 from adhere.runner._ruff_batch import (
     BatchSettings,
     RuffBatcher,
@@ -112,3 +112,11 @@ def test_runner_failure_is_error_evidence():
 
     found = asyncio.run(main())
     assert found["x"].status == "error" and "boom" in found["x"].detail
+
+
+def test_a_diagnostic_for_a_file_not_given_is_an_error_not_a_pass():
+    def stray(root, paths, options):
+        return [Diagnostic("elsewhere.py", 1, 1, "F401", "`os` imported but unused")]
+
+    found = check_requests([RuffRun(id="x", code="x = 1\n", select=["F"])], checker=stray)
+    assert found[0].status == "error" and "not given" in found[0].detail
