@@ -10,7 +10,7 @@ evidence=…)``; :func:`gather_evidence` runs the requests here, at the edge:
   across every trial being scored;
 - :class:`~adhere.spec.RuffRun` → the registered Ruff executor
   (:func:`set_ruff_executor`), which may batch requests from many trials into one
-  Ruff process; by default :func:`adhere.runner._ruff_batch.batched_ruff`.
+  Ruff process; by default :func:`adhere.runner._ruff_batcher.batched_ruff`.
 
 A request that cannot be carried out becomes ``error`` evidence naming the reason,
 which the suite turns into ``error`` verdicts — never a pass.
@@ -22,7 +22,7 @@ import asyncio
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
-from adhere.runner._ruff_batch import batched_ruff
+from adhere.runner._ruff_batcher import batched_ruff
 from adhere.sandbox import Limits, RunResult, run_asserts, run_io, run_python, run_unittest
 from adhere.sandbox import summarize as summarize_runs
 from adhere.spec import Evidence, EvidenceRequest, Instance, RuffRun, SandboxRun, Trajectory

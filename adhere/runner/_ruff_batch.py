@@ -1,8 +1,8 @@
 """Batched Ruff: many :class:`~adhere.spec.RuffRun` requests, few Ruff processes.
 
 Requests from every trial being scored are collected for a few milliseconds (or until
-``max_batch``) and checked together (:class:`RuffBatcher`, the default executor of
-:mod:`adhere.runner._evidence`):
+``max_batch``) and checked together (:class:`~adhere.runner._ruff_batcher.RuffBatcher`, the default
+executor of :mod:`adhere.runner._evidence`):
 
 1. **Run groups.** Requests go into groups that one ``ruff check`` can serve: the same
    ``preview`` flag, and settings that agree. Settings of different requests merge
@@ -31,13 +31,11 @@ evidence naming Ruff's message — never a pass.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import os
 import re
 import subprocess
 import tempfile
-import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -55,11 +53,10 @@ from adhere.spec import Evidence, RuffRun
 
 __all__ = [
     "SETTING_RULES",
-    "BatchSettings",
-    "RuffBatcher",
-    "batched_ruff",
+    "GroupChecker",
     "check_requests",
     "check_one_by_one",
+    "errors_for",
     "flatten_config",
     "plan_groups",
     "scratch_dir",
@@ -275,7 +272,7 @@ def _run(run: _Run, checker: GroupChecker, root: Path, names: Mapping[str, str])
     return [_evidence(r, by_path.get(names[r.code], ()), passed, fields) for r in run.requests]
 
 
-def _errors(requests: Sequence[RuffRun], exc: BaseException) -> list[Evidence]:
+def errors_for(requests: Sequence[RuffRun], exc: BaseException) -> list[Evidence]:
     reason = str(exc) or type(exc).__name__
     if isinstance(exc, subprocess.TimeoutExpired):
         reason = f"Ruff timed out after {exc.timeout:.0f}s"
@@ -360,7 +357,7 @@ def _retry_apart(
             apart = _prepare(mine, first.preview, settings, run.options.timeout, names)
             found = _run(apart, checker, root, names)
         except _FAILURES as exc:
-            found = _errors(mine, exc)
+            found = errors_for(mine, exc)
         for index, evidence in zip(members, found, strict=True):
             out[index] = evidence
     return [e for e in out if e is not None]
@@ -374,94 +371,3 @@ def check_one_by_one(
     for request in requests:
         out += check_requests([request], checker=checker, timeout=timeout)
     return out
-
-
-@dataclass(frozen=True)
-class BatchSettings:
-    """How requests are batched.
-
-    Attributes:
-        window: Seconds to wait for more requests after the first of a batch.
-        max_batch: Requests that start a batch at once, without waiting.
-        parallel: Batches checked at the same time (each is one or a few processes).
-        timeout: Seconds before one Ruff process is stopped.
-    """
-
-    window: float = 0.01
-    max_batch: int = 2000
-    parallel: int = 2
-    timeout: float = 120.0
-
-
-class RuffBatcher:
-    """An executor of :class:`RuffRun` requests that batches concurrent calls.
-
-    Bound to one event loop (futures are); :func:`batched_ruff` keeps one per loop.
-    """
-
-    def __init__(
-        self, settings: BatchSettings | None = None, *, checker: GroupChecker = check_files
-    ) -> None:
-        self.settings = settings or BatchSettings()
-        self.checker = checker
-        self.batches = 0
-        self.requests = 0
-        self._pending: list[tuple[RuffRun, asyncio.Future[Evidence]]] = []
-        self._timer: asyncio.TimerHandle | None = None
-        self._slots = asyncio.Semaphore(self.settings.parallel)
-        self._tasks: set[asyncio.Task[None]] = set()
-
-    async def __call__(self, requests: Sequence[RuffRun]) -> dict[str, Evidence]:
-        """Evidence for ``requests`` (ids unique within the call), checked in a batch."""
-        loop = asyncio.get_running_loop()
-        futures: list[asyncio.Future[Evidence]] = []
-        for request in requests:
-            future: asyncio.Future[Evidence] = loop.create_future()
-            self._pending.append((request, future))
-            futures.append(future)
-        if len(self._pending) >= self.settings.max_batch:
-            self._flush()
-        elif self._timer is None and self._pending:
-            self._timer = loop.call_later(self.settings.window, self._flush)
-        results = await asyncio.gather(*futures)
-        return {r.id: e for r, e in zip(requests, results, strict=True)}
-
-    def _flush(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        batch, self._pending = self._pending, []
-        if not batch:
-            return
-        task = asyncio.get_running_loop().create_task(self._check(batch))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _check(self, batch: list[tuple[RuffRun, asyncio.Future[Evidence]]]) -> None:
-        requests = [r for r, _ in batch]
-        async with self._slots:
-            self.batches += 1
-            self.requests += len(requests)
-            try:
-                found = await asyncio.to_thread(
-                    check_requests, requests, checker=self.checker, timeout=self.settings.timeout
-                )
-            except Exception as exc:  # report, never pass: every request gets error evidence
-                found = _errors(requests, exc)
-        for (_, future), evidence in zip(batch, found, strict=True):
-            if not future.done():
-                future.set_result(evidence)
-
-
-_BATCHERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, RuffBatcher] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-async def batched_ruff(requests: Sequence[RuffRun]) -> dict[str, Evidence]:
-    """The default Ruff executor: this event loop's :class:`RuffBatcher`."""
-    loop = asyncio.get_running_loop()
-    batcher = _BATCHERS.get(loop)
-    if batcher is None:
-        batcher = _BATCHERS[loop] = RuffBatcher()
-    return await batcher(requests)

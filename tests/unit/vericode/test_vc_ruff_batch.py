@@ -4,13 +4,12 @@ import asyncio
 
 from adhere.judging.verifiers._ruff import Diagnostic, check_files
 from adhere.runner._ruff_batch import (
-    BatchSettings,
-    RuffBatcher,
     check_requests,
     flatten_config,
     plan_groups,
     selector_matches,
 )
+from adhere.runner._ruff_batcher import BatchSettings, RuffBatcher
 from adhere.spec import RuffRun
 
 
