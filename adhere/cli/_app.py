@@ -1,0 +1,148 @@
+"""The ``adhere`` command group, its consoles and the helpers commands share."""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.markup import escape
+
+from adhere import __version__
+from adhere.errors import AdhereError
+
+err_console = Console(stderr=True)
+out_console = Console()
+
+
+def _fail(exc: AdhereError) -> None:
+    err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+    raise SystemExit(2)
+
+
+class _Group(click.Group):
+    """Turns project errors into one clear line and exit status 2."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except AdhereError as exc:
+            _fail(exc)
+            return None
+
+
+@click.group(cls=_Group)
+@click.version_option(__version__, prog_name="adhere")
+@click.option("-v", "--verbose", count=True, help="More log output (-v info, -vv debug).")
+def main(verbose: int) -> None:
+    """adhere: measure how well LLM coding agents follow instructions."""
+    level = logging.WARNING - 10 * min(verbose, 2)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+
+
+_RAY_ADDRESS = re.compile(r"(local|auto|[a-z]+://\S+|[\w.-]+:\d+)")
+
+
+def _ray_address(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None or _RAY_ADDRESS.fullmatch(value):
+        return value
+    raise click.BadParameter(
+        f"{value!r} is not a Ray address (local, auto, ray://HOST:PORT or HOST:PORT); "
+        "write --ray=ADDRESS, or put a bare --ray after the other arguments"
+    )
+
+
+def _ray_options(command: Any) -> Any:
+    """``--ray [ADDRESS]`` and the pool sizes, for the commands that score."""
+    command = click.option(
+        "--judge-actors",
+        default=2,
+        show_default=True,
+        type=click.IntRange(min=1),
+        help="Judge actors (with --ray).",
+    )(command)
+    command = click.option(
+        "--verify-actors",
+        default=2,
+        show_default=True,
+        type=click.IntRange(min=1),
+        help="Verification actors (with --ray).",
+    )(command)
+    return click.option(
+        "--ray",
+        "ray_address",
+        is_flag=False,
+        flag_value="local",
+        default=None,
+        metavar="[ADDRESS]",
+        callback=_ray_address,
+        help="Score on Ray actor pools: a bare --ray starts a local Ray; --ray=auto or "
+        "--ray=ray://HOST:PORT joins a cluster.",
+    )(command)
+
+
+def _scorer(ray_address: str | None, verify_actors: int, judge_actors: int) -> Any:
+    """The in-process scoring pass, or the Ray one when ``--ray`` was given."""
+    from adhere.runner._scoring import score_rollout
+
+    if ray_address is None:
+        return score_rollout
+    from adhere.ray_jobs import ray_scorer
+
+    err_console.print(
+        f"scoring on Ray ({ray_address}): {verify_actors} verification actors, "
+        f"{judge_actors} judge actors, one limiter actor per judge endpoint",
+        highlight=False,
+    )
+    return ray_scorer(address=ray_address, verify_actors=verify_actors, judge_actors=judge_actors)
+
+
+def _print_limiters(summary: object) -> None:
+    for name, stats in getattr(summary, "limiters", {}).items():
+        err_console.print(
+            f"  {name}: {stats['granted']} model calls, at most {stats['max_held']} at once "
+            f"(concurrency {stats['concurrency']}, "
+            f"requestsPerSecond {stats['requests_per_second'] or 'unlimited'})",
+            highlight=False,
+        )
+
+
+def _write_report(store: object, out: Path | None = None, human_labels: str | None = None) -> None:
+    from adhere.metrics import render_html, render_markdown
+    from adhere.runner._console import (
+        breakdown_tables,
+        panel_tables,
+        paper_console_tables,
+        report_table,
+    )
+    from adhere.runner._results import report_for
+    from adhere.store import RolloutStore
+
+    assert isinstance(store, RolloutStore)
+    result = report_for(store, human_labels=human_labels)
+    tables = [*breakdown_tables(result), *panel_tables(result), *paper_console_tables(result)]
+    for table in tables:
+        out_console.print(table)
+    out_console.print(report_table(result))
+    for note in result.notes:
+        out_console.print(f"[yellow]note:[/] {note}", highlight=False)
+    files = {"report.md": render_markdown(result), "report.html": render_html(result)}
+    if result.plot_svg:
+        files["plot.svg"] = result.plot_svg
+    files.update((name, svg) for name, (_title, svg) in result.plots.items())
+    if out is None:
+        local = store.store.local_path(store.key("report", "report.md"))
+        if local is None:  # an object store (s3://): the report goes beside the results
+            for name, text in files.items():
+                store.store.write_bytes(store.key("report", name), text.encode("utf-8"))
+            where = f"{store.uri}/report/report.md"
+            err_console.print(f"report written to {where} and report.html", highlight=False)
+            return
+        out = local.parent
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (out / name).write_text(text, encoding="utf-8")
+    err_console.print(f"report written to {out}/report.md and report.html", highlight=False)

@@ -1,0 +1,144 @@
+"""``adhere trial`` and ``adhere operator``: what runs in a cluster."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import click
+
+from adhere.cli._app import (
+    _ray_options,
+    _scorer,
+    err_console,
+    main,
+)
+
+
+@main.group()
+def trial() -> None:
+    """One trial, or the scoring pass, of a rollout stored at a URI (the operator's pods)."""
+
+
+@trial.command("run")
+@click.option(
+    "--rollout-uri",
+    required=True,
+    help="<store URI>/<rollout>, where the rollout's spec snapshot and instances are.",
+)
+@click.option("--trial", "trial_id", required=True, help="The trial's id.")
+@click.option("--attempt", type=click.IntRange(min=1), help="Attempt number (default: next).")
+@click.option(
+    "--proxy-url",
+    help="A recording proxy already running (the pod's sidecar); default: start one here.",
+)
+@click.option(
+    "--calls-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where that proxy writes <trial>/calls.jsonl (with --proxy-url).",
+)
+def trial_run(
+    rollout_uri: str,
+    trial_id: str,
+    attempt: int | None,
+    proxy_url: str | None,
+    calls_dir: Path | None,
+) -> None:
+    """Run exactly one trial and write its artifacts to the store (result last).
+
+    A trial already finished ``ok`` is not run again; an earlier attempt's files move
+    to ``attempt-<n>/``. Exit status: 0 when the trial finished ok, 1 when it ended in
+    an error (recorded in the store), 2 for invalid input.
+    """
+    from adhere.runner._trial import run_stored_trial
+
+    result = asyncio.run(
+        run_stored_trial(
+            rollout_uri, trial_id, attempt=attempt, proxy_url=proxy_url, calls_dir=calls_dir
+        )
+    )
+    t = result.trial
+    err_console.print(
+        f"trial {result.trial_id} ({t.model}/{t.scaffold}/{t.instance}/r{t.repeat}) "
+        f"attempt {result.attempt}: {result.status}"
+        + (f" — {result.error}" if result.error else ""),
+        highlight=False,
+    )
+    if result.status != "ok":
+        raise SystemExit(1)
+
+
+@trial.command("score")
+@click.option("--rollout-uri", required=True, help="<store URI>/<rollout> to score.")
+@_ray_options
+def trial_score(
+    rollout_uri: str, ray_address: str | None, verify_actors: int, judge_actors: int
+) -> None:
+    """Score the finished trials of a stored rollout (the operator's RayJob runs this)."""
+    from adhere.runner._trial import open_rollout_uri, score_stored
+
+    scorer = _scorer(ray_address, verify_actors, judge_actors)
+    summary = asyncio.run(score_stored(open_rollout_uri(rollout_uri), scorer=scorer))
+    err_console.print(
+        f"scored {summary.trials} trials in {summary.seconds:.1f}s: "
+        f"{summary.verifier_verdicts} by verifiers, {summary.judged_checks} judged, "
+        f"{summary.undecided_checks} undecided, {summary.errors} errors",
+        highlight=False,
+    )
+
+
+@main.command("operator")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="YAML of operator settings (docs/kubernetes.md lists them).",
+)
+@click.option(
+    "-n",
+    "--namespace",
+    "namespaces",
+    multiple=True,
+    help="Watch only this namespace (repeatable); default: cluster-wide.",
+)
+@click.option("--store", "store_uri", help="Default store URI (overrides storeUri).")
+@click.option("--interval", type=click.FloatRange(min=0.05), help="Reconcile interval, seconds.")
+@click.option("--liveness", help="Serve kopf's liveness probe, e.g. http://0.0.0.0:8080/healthz.")
+@click.option(
+    "--metrics-port",
+    type=click.IntRange(0, 65535),
+    help="Also serve /metrics (adhere.exporter) for the rollouts in the store, on this port.",
+)
+@click.option("--metrics-addr", default="0.0.0.0", show_default=True, help="Address of /metrics.")
+@click.option(
+    "--metrics-settings",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Exporter settings YAML (TTL, label bounds, prices).",
+)
+def operator_command(
+    config_file: str | None,
+    namespaces: tuple[str, ...],
+    store_uri: str | None,
+    interval: float | None,
+    liveness: str | None,
+    metrics_port: int | None,
+    metrics_addr: str,
+    metrics_settings: str | None,
+) -> None:
+    """Run the Kubernetes operator (kopf): Benchmarks, JudgePanels and Rollouts.
+
+    Each Rollout's trials run as Jobs (one per trial and attempt), retried up to
+    spec.maxRetries, then scored (KubeRay RayJob, a Ray cluster, or in process).
+    """
+    from adhere.operator import load_operator_config
+    from adhere.operator._main import run_operator
+
+    config = load_operator_config(config_file, store_uri=store_uri, interval_seconds=interval)
+    run_operator(
+        config,
+        namespaces=namespaces,
+        liveness_endpoint=liveness,
+        metrics_port=metrics_port,
+        metrics_addr=metrics_addr,
+        metrics_settings=metrics_settings,
+    )

@@ -1,0 +1,236 @@
+"""``adhere run``, ``report``, ``score`` and ``feedback``: running and scoring rollouts."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import click
+from rich.markup import escape
+
+from adhere.cli._app import (
+    _print_limiters,
+    _ray_options,
+    _scorer,
+    _write_report,
+    err_console,
+    main,
+    out_console,
+)
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--rollout", "rollout_name", help="Which Rollout, when the files hold several.")
+@click.option("--report/--no-report", default=True, help="Print and write the report at the end.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@_ray_options
+def run(
+    files: tuple[str, ...],
+    rollout_name: str | None,
+    report: bool,
+    quiet: bool,
+    ray_address: str | None,
+    verify_actors: int,
+    judge_actors: int,
+) -> None:
+    """Run a Rollout locally (resumable: finished trials are skipped).
+
+    Trials are scored in process, or on Ray actor pools with ``--ray``.
+
+    Exit status: 0 when every trial finished, 1 when some failed (they are recorded
+    and retried by the next run), 2 for invalid input, 130 when interrupted.
+    """
+    from adhere.runner import execute, load_run_config, prepare
+    from adhere.runner._console import RichProgress
+
+    config = load_run_config(files, rollout_name=rollout_name)
+    prepared = prepare(config)
+    err_console.print(
+        f"rollout [bold]{config.rollout.metadata.name}[/]: {len(prepared.instances)} instances × "
+        f"{len(config.rollout.spec.models)} models × {len(config.rollout.spec.scaffolds)} "
+        f"scaffolds × {config.rollout.spec.repeats} repeats = {len(prepared.trials)} trials "
+        f"→ {prepared.store.uri}",
+        highlight=False,
+    )
+    scorer = _scorer(ray_address, verify_actors, judge_actors)
+    try:
+        if quiet:
+            summary = asyncio.run(execute(prepared, scorer=scorer))
+        else:
+            with RichProgress(err_console) as progress:
+                summary = asyncio.run(execute(prepared, progress=progress, scorer=scorer))
+    except KeyboardInterrupt:
+        err_console.print(
+            "[yellow]interrupted[/]: finished trials are saved; run the same command again "
+            "to resume."
+        )
+        raise SystemExit(130) from None
+    err_console.print(
+        f"done in {summary.seconds:.1f}s: {summary.ran} ran ({summary.ok} ok, "
+        f"{summary.failed} failed), {summary.skipped} already done, {summary.planned} planned",
+        highlight=False,
+    )
+    scoring = summary.scoring
+    if scoring is not None and (scoring.verifier_verdicts or scoring.judged_checks):
+        err_console.print(
+            f"scored: {scoring.verifier_verdicts} checks by verifiers, {scoring.judged_checks} "
+            f"by the judge panel ({scoring.judge_calls} judge calls), "
+            f"{scoring.undecided_checks} undecided, {scoring.errors} errors",
+            highlight=False,
+        )
+        _print_limiters(scoring)
+    for line in summary.errors[:5]:
+        err_console.print(f"  [red]failed[/] {line}", highlight=False)
+    if report:
+        _write_report(prepared.store)
+    if summary.failed:
+        err_console.print(
+            f"[yellow]{summary.failed} trial(s) failed[/]; they are recorded as errors. Run the "
+            "same command again to retry them (finished trials are skipped).",
+            highlight=False,
+        )
+        raise SystemExit(1)
+
+
+@main.command()
+@click.argument("run_ref", metavar="RUN", type=click.Path(exists=True))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Output directory.")
+@click.option(
+    "--human-labels",
+    type=click.Path(exists=True, dir_okay=False),
+    help="JSONL of human pass/fail/n/a labels; adds agreement of each judge with them.",
+)
+def report(run_ref: str, out: Path | None, human_labels: str | None) -> None:
+    """Print and write the report of a run.
+
+    RUN is a rollout's artifact directory (e.g. runs/quickstart) or its rollout YAML.
+    """
+    from adhere.runner import load_run_config
+    from adhere.runner._results import open_rollout_dir
+    from adhere.store import RolloutStore, open_store
+
+    path = Path(run_ref)
+    if path.is_file():
+        config = load_run_config([path])
+        store = RolloutStore(
+            open_store(config.rollout.spec.storage, base_dir=config.base_dir),
+            config.rollout.metadata.name,
+        )
+    else:
+        store = open_rollout_dir(path)
+    _write_report(store, out, human_labels)
+
+
+@main.command()
+@click.argument("run_ref", metavar="RUN", type=click.Path(exists=True, file_okay=False))
+@click.option(
+    "--panel",
+    "panel_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Score with this JudgePanel instead of the one the rollout ran with.",
+)
+@click.option("--report/--no-report", default=True, help="Print and write the report after.")
+@_ray_options
+def score(
+    run_ref: str,
+    panel_file: str | None,
+    report: bool,
+    ray_address: str | None,
+    verify_actors: int,
+    judge_actors: int,
+) -> None:
+    """Decide the checks of a stored rollout again (RUN: its artifact directory).
+
+    Suite checks and bound verifiers are re-run; judge verdicts come from the
+    verdict cache when nothing changed, so an unchanged rollout costs no judge call.
+    With ``--ray`` verification and judging run on Ray actor pools (same verdicts).
+    """
+    from adhere.runner._rescore import rescore
+    from adhere.runner._results import open_rollout_dir
+
+    scorer = _scorer(ray_address, verify_actors, judge_actors)
+    summary = asyncio.run(rescore(run_ref, panel_file=panel_file, scorer=scorer))
+    err_console.print(
+        f"scored {summary.trials} trials in {summary.seconds:.1f}s: "
+        f"{summary.suite_verdicts} suite verdicts, {summary.verifier_verdicts} by verifiers, "
+        f"{summary.judged_checks} judged ({summary.judge_calls} judge calls), "
+        f"{summary.undecided_checks} undecided, {summary.errors} errors",
+        highlight=False,
+    )
+    _print_limiters(summary)
+    if report:
+        _write_report(open_rollout_dir(run_ref))
+
+
+@main.command()
+@click.argument("run_ref", metavar="RUN", type=click.Path(exists=True, file_okay=False))
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory of the corrected run (default: RUN-feedback beside RUN).",
+)
+@click.option(
+    "--append-turn",
+    is_flag=True,
+    help="Send the feedback as one more user turn instead of appending it to the first query.",
+)
+@click.option(
+    "--control",
+    is_flag=True,
+    help="Re-run the same trials without feedback (chance alone; default out RUN-rerun).",
+)
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def feedback(run_ref: str, out: Path | None, append_turn: bool, control: bool, quiet: bool) -> None:
+    """Feed each trial's failed checks back to the agent, run it again, report ΔISR / ΔCSR.
+
+    RUN is a rollout's artifact directory. Trials with no failed check are carried
+    over unchanged. Resumable: run the same command again to continue.
+    """
+    from adhere.judging._feedback import Placement
+    from adhere.runner._console import RichProgress
+    from adhere.runner._feedback import plan_feedback
+    from adhere.runner._feedback_report import feedback_report, rich_tables, write_markdown
+    from adhere.runner._feedback_run import run_feedback
+
+    if control and append_turn:
+        raise click.UsageError("--control and --append-turn exclude each other")
+    placement: Placement = "none" if control else "new-turn" if append_turn else "append"
+    plan = plan_feedback(run_ref, out=out, placement=placement)
+    err_console.print(
+        f"feedback on [bold]{plan.source.rollout}[/]: {len(plan.corrected)} trials with failed "
+        f"checks run again, {len(plan.carried)} carried over → {plan.target.uri}",
+        highlight=False,
+    )
+    try:
+        if quiet:
+            summary = asyncio.run(run_feedback(plan))
+        else:
+            with RichProgress(err_console, "corrected trials") as progress:
+                summary = asyncio.run(run_feedback(plan, progress=progress))
+    except KeyboardInterrupt:
+        err_console.print("[yellow]interrupted[/]: run the same command again to resume.")
+        raise SystemExit(130) from None
+    run = summary.run
+    err_console.print(
+        f"done in {run.seconds:.1f}s: {run.ran} ran ({run.ok} ok, {run.failed} failed), "
+        f"{run.skipped} already done; scored {summary.scoring.trials} "
+        f"({summary.scoring.judge_calls} judge calls)",
+        highlight=False,
+    )
+    for line in [*run.errors[:5], *summary.stale[:5]]:
+        err_console.print(f"  [red]problem[/] {escape(line)}", highlight=False)
+    if summary.stale:
+        err_console.print(
+            f"[yellow]{len(summary.stale)} stale trial(s)[/]: RUN's verdicts changed since they "
+            "ran; delete the corrected run to start over.",
+            highlight=False,
+        )
+    result = feedback_report(plan.source, plan.target)
+    for table in rich_tables(result):
+        out_console.print(table)
+    for note in result.notes:
+        out_console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
+    err_console.print(f"report written to {write_markdown(result, plan.target)}", highlight=False)
+    if run.failed:
+        raise SystemExit(1)

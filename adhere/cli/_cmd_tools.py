@@ -1,0 +1,210 @@
+"""``adhere proxy``, ``trajectory show``, ``validate``, ``crds`` and ``serve-policy``."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from adhere.cli._app import (
+    err_console,
+    main,
+    out_console,
+)
+
+
+@main.command("proxy")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8766, show_default=True, type=int)
+@click.option(
+    "--upstream",
+    "upstreams",
+    multiple=True,
+    required=True,
+    metavar="NAME=URL[,key-env=VAR]",
+    help="An upstream API root; its key is read from the env var VAR (never given inline).",
+)
+@click.option(
+    "--log-dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Records go to LOG_DIR/<trial-id>/calls.jsonl.",
+)
+@click.option("--secret-env", multiple=True, help="Env var whose value is redacted everywhere.")
+def proxy(
+    host: str, port: int, upstreams: tuple[str, ...], log_dir: Path, secret_env: tuple[str, ...]
+) -> None:
+    """Run the recording proxy: forwards /t/<trial>/<upstream>/<api-path> and records every call."""
+    from adhere.errors import SecretError, SpecError
+    from adhere.observe import JsonlDirSink, ProxyConfig, Upstream, serve_proxy
+
+    parsed: dict[str, Upstream] = {}
+    secrets: list[str] = []
+    for item in upstreams:
+        head, _, tail = item.partition(",")
+        name, _, url = head.partition("=")
+        key = None
+        if tail:
+            option, _, var = tail.partition("=")
+            if option != "key-env" or not var:
+                raise SpecError(
+                    f"expected NAME=URL[,key-env=VAR], got {item!r}", field="--upstream"
+                )
+            key = os.environ.get(var)
+            if not key:
+                raise SecretError(f"environment variable {var} is not set or empty")
+            secrets.append(key)
+        try:
+            parsed[name] = Upstream(name=name, base_url=url, api_key=key)
+        except ValueError as exc:
+            raise SpecError(str(exc), field="--upstream") from None
+    for var in secret_env:
+        value = os.environ.get(var)
+        if value:
+            secrets.append(value)
+    config = ProxyConfig(
+        upstreams=parsed, sink=JsonlDirSink(log_dir), secrets=secrets, host=host, port=port
+    )
+    serve_proxy(
+        config,
+        on_ready=lambda url: err_console.print(
+            f"recording proxy on {url}: send calls to {url}/t/<trial-id>/<upstream>/…; "
+            f"records in {log_dir}/<trial-id>/calls.jsonl",
+            highlight=False,
+        ),
+    )
+
+
+@main.group()
+def trajectory() -> None:
+    """Look at normalized trajectories."""
+
+
+@trajectory.command("show")
+@click.argument("run_ref", metavar="RUN", type=click.Path(exists=True, file_okay=False))
+@click.argument("trial_ref", metavar="TRIAL")
+@click.option("--raw", is_flag=True, help="Print the stored JSON instead of the readable view.")
+def trajectory_show(run_ref: str, trial_ref: str, raw: bool) -> None:
+    """Show one trial's trajectory with its instruction-source tags.
+
+    RUN is a rollout's artifact directory (e.g. runs/octobench-sample); TRIAL is a
+    trial id, a unique prefix of one, or model/scaffold/instance[/rN].
+    """
+    from adhere.errors import SpecError
+    from adhere.observe import render_trajectory
+    from adhere.runner._results import find_trial, open_rollout_dir
+
+    store = open_rollout_dir(run_ref)
+    trial = find_trial(store, trial_ref)
+    found = store.read_trajectory(trial)
+    if found is None:
+        raise SpecError(f"trial {trial.id} has no stored trajectory")
+    if raw:
+        out_console.print_json(found.model_dump_json())
+        return
+    out_console.print(
+        f"trial {trial.id}: model {trial.model}, scaffold {trial.scaffold}, "
+        f"instance {trial.instance}, repeat {trial.repeat}",
+        highlight=False,
+    )
+    for renderable in render_trajectory(found):
+        out_console.print(renderable)
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+def validate(files: tuple[str, ...]) -> None:
+    """Check spec files and say what they hold."""
+    from adhere.spec import load_resources
+
+    for name in files:
+        for resource in load_resources(name):
+            out_console.print(
+                f"{name}: {resource.kind} {resource.metadata.name} ok", highlight=False
+            )
+
+
+@main.command()
+@click.option(
+    "--out",
+    "outs",
+    multiple=True,
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory to write the CRD YAML into (repeatable), e.g. crds/ and charts/adhere/crds/.",
+)
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 if a file is stale or missing.")
+def crds(outs: tuple[Path, ...], check: bool) -> None:
+    """Generate the Benchmark, Rollout and JudgePanel CRDs from the spec models."""
+    from adhere.spec import render_crds
+
+    stale = []
+    for out in outs:
+        for filename, text in render_crds().items():
+            path = out / filename
+            current = path.read_text(encoding="utf-8") if path.is_file() else None
+            if current == text:
+                continue
+            if check:
+                stale.append(str(path))
+                continue
+            out.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            click.echo(f"wrote {path}")
+    if stale:
+        click.echo("stale or missing (run `adhere crds --out DIR`): " + ", ".join(stale), err=True)
+        raise SystemExit(1)
+
+
+@main.command("serve-policy")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8765, show_default=True, type=int)
+@click.option(
+    "--benchmark",
+    "bench_files",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="YAML with a Benchmark whose instances the oracle/noisy policies answer.",
+)
+@click.option(
+    "--replay",
+    "replay_dirs",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False),
+    help="Rollout artifact directory whose recorded replies the replay policy serves.",
+)
+@click.option(
+    "--script",
+    "scripts",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="YAML script for the script:NAME policy (NAME = file stem).",
+)
+@click.option("--require-key-env", help="Require the API key held in this env var.")
+def serve_policy(
+    host: str,
+    port: int,
+    bench_files: tuple[str, ...],
+    replay_dirs: tuple[str, ...],
+    scripts: tuple[Path, ...],
+    require_key_env: str | None,
+) -> None:
+    """Serve the scripted policy server: a TEST DOUBLE that stands in for real models.
+
+    It speaks the OpenAI Chat Completions and Anthropic Messages APIs (streaming and
+    not) and answers deterministically: the request's model names the policy —
+    oracle, noisy:rate=R,seed=S, replay, script:NAME (see docs/policy-server.md).
+    No real model is involved.
+    """
+    from adhere.runner._serve import serve
+
+    serve(
+        host=host,
+        port=port,
+        bench_files=list(bench_files),
+        replay_dirs=list(replay_dirs),
+        scripts=list(scripts),
+        require_key_env=require_key_env,
+        console=err_console,
+    )
