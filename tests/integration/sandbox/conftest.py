@@ -38,12 +38,25 @@ def marker() -> str:
 
 @pytest.fixture(scope="session")
 def netns() -> bool:
+    """Whether ``unshare --net`` works on this machine.
+
+    Tests of the ``netns`` isolation skip only where the kernel or container forbids
+    namespaces: there the sandbox runs in ``guard`` mode, which the same tests cover
+    under their ``guard`` parameter, so no behaviour goes untested. On the machines CI
+    uses namespaces work and nothing skips; ``test_probe_agrees_with_unshare`` fails
+    if the probe ever says otherwise while ``unshare`` itself works.
+    """
     return sandbox_info().netns
 
 
 @pytest.fixture(scope="session")
 def system_python() -> str:
-    """An interpreter uid 65534 can run (for the privilege-drop tests), else skip."""
+    """An interpreter uid 65534 can run (for the privilege-drop tests), else skip.
+
+    Skips only where runs cannot drop privileges at all (not root, or no readable
+    system interpreter): then there is no uid switch to test, and the tests of runs
+    that keep their uid (``test_forks_as_root_…``, writes outside) cover that case.
+    """
     candidate = "/usr/bin/python3"
     if not os.path.exists(candidate):
         pytest.skip("no /usr/bin/python3")

@@ -1,6 +1,8 @@
 """The pure parts: exported names, limits, status decisions, stdout comparison; one signal run."""
 
+import shutil
 import signal
+import subprocess
 
 import pytest
 
@@ -117,3 +119,18 @@ async def test_death_by_signal_is_a_crash(isolation, netns):
     code = "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n"
     result = await run_python(code, limits=Limits(isolation=isolation))
     assert (result.status, result.detail) == ("crash", "killed by SIGSEGV"), result
+
+
+def test_probe_agrees_with_unshare(netns):
+    """The netns tests' skip is honest: the probe finds namespaces exactly when they work."""
+    unshare = shutil.which("unshare")
+    works = (
+        unshare is not None
+        and subprocess.run(
+            [unshare, "--net", "--", "true"],
+            capture_output=True,
+            check=False,
+        ).returncode
+        == 0
+    )
+    assert netns == works
