@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from adhere.runner._ruff_batcher import batched_ruff
@@ -41,7 +42,10 @@ RuffExecutor = Callable[[Sequence[RuffRun]], Awaitable[Mapping[str, Evidence]]]
 
 _OUTPUT_KEPT = 4000
 _ruff_executor: RuffExecutor | None = batched_ruff
-_sandbox_slots: dict[int, asyncio.Semaphore] = {}
+_sandbox_slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+    weakref.WeakKeyDictionary()
+)
+"""Sandbox slots per event loop (a semaphore belongs to one loop; a dead loop's goes)."""
 
 
 def set_ruff_executor(executor: RuffExecutor | None) -> RuffExecutor | None:
@@ -94,7 +98,10 @@ async def gather_evidence(
 
 async def sandbox_evidence(request: SandboxRun) -> Evidence:
     """Run one sandbox request (bounded by the process-wide sandbox slots)."""
-    slots = _sandbox_slots.setdefault(id(asyncio.get_running_loop()), _new_slots())
+    loop = asyncio.get_running_loop()
+    slots = _sandbox_slots.get(loop)
+    if slots is None:
+        slots = _sandbox_slots[loop] = _new_slots()
     limits = Limits(timeout=request.timeout, memory_mb=request.memory_mb)
     async with slots:
         try:
