@@ -57,6 +57,7 @@ __all__ = [
     "generate_checklists",
     "load_checklist_file",
     "resolve_endpoint",
+    "serve_scripted",
 ]
 
 _CHECKGEN = "checkgen"
@@ -100,6 +101,20 @@ class _Runs:
     stores: list[RolloutStore] = field(default_factory=list)
     labels: dict[str, str] = field(default_factory=dict)
     instance_ids: list[str] = field(default_factory=list)
+
+
+async def serve_scripted(endpoint: Endpoint, stack: AsyncExitStack) -> Endpoint:
+    """``endpoint``, served by a scripted policy server (a test double) when ``scripted``.
+
+    The server is started now and stopped with ``stack``; other endpoints pass unchanged.
+    """
+    if endpoint.base_url != SCRIPTED:
+        return endpoint
+    server = PolicyServer(PolicyServerConfig())
+    url = await server.start()
+    stack.push_async_callback(server.stop)
+    root = url + ("/v1" if endpoint.api == "openai" else "")
+    return endpoint.model_copy(update={"base_url": root})
 
 
 def resolve_endpoint(value: str) -> Endpoint:
@@ -273,12 +288,7 @@ async def generate_checklists(
         raise SpecError("the runs hold no instances", field="RUN_DIR")
     paths = _outputs(Path(out), chosen, single=instances is not None and len(chosen) == 1)
     async with AsyncExitStack() as stack:
-        if endpoint.base_url == SCRIPTED:
-            server = PolicyServer(PolicyServerConfig())
-            url = await server.start()
-            stack.push_async_callback(server.stop)
-            root = url + ("/v1" if endpoint.api == "openai" else "")
-            endpoint = endpoint.model_copy(update={"base_url": root})
+        endpoint = await serve_scripted(endpoint, stack)
         asks = JudgeAsks({_CHECKGEN: endpoint})
         stack.push_async_callback(asks.aclose)
         inner = asks.ask_for(_CHECKGEN)

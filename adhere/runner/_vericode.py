@@ -24,9 +24,7 @@ from pathlib import Path
 
 from adhere.errors import SpecError
 from adhere.judging import JudgeCall
-from adhere.models.policy import PolicyServer, PolicyServerConfig
-from adhere.runner._checkgen import resolve_endpoint
-from adhere.runner._run import SCRIPTED
+from adhere.runner._checkgen import resolve_endpoint, serve_scripted
 from adhere.runner._scoring import JudgeAsks
 from adhere.suites.vericode import (
     SELECTOR_SYSTEM,
@@ -57,12 +55,7 @@ async def select_instructions(
         return [select_deterministic(t, k, seed) for t in tasks]
     endpoint = resolve_endpoint(selector)
     async with AsyncExitStack() as stack:
-        if endpoint.base_url == SCRIPTED:
-            server = PolicyServer(PolicyServerConfig())
-            url = await server.start()
-            stack.push_async_callback(server.stop)
-            root = url + ("/v1" if endpoint.api == "openai" else "")
-            endpoint = endpoint.model_copy(update={"base_url": root})
+        endpoint = await serve_scripted(endpoint, stack)
         asks = JudgeAsks({_SELECTOR: endpoint})
         stack.push_async_callback(asks.aclose)
         ask = asks.ask_for(_SELECTOR)
