@@ -32,19 +32,11 @@ from pathlib import Path
 
 import httpx
 
+from adhere.core import ChatMessage, Check, CheckKind, Instance, Source, Trajectory, VerifierRef
 from adhere.judging import JudgeCall, VerifyContext, judge_trial, prompt_tokens, run_checks
-from adhere.models import CallRecord, ChatRequest, open_client
-from adhere.spec import (
-    ChatMessage,
-    Check,
-    CheckKind,
-    Endpoint,
-    Instance,
-    Limits,
-    Source,
-    Trajectory,
-    VerifierRef,
-)
+from adhere.models import CallRecord, open_client
+from adhere.spec import Endpoint, Limits
+from adhere.wire import ChatRequest
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "unit" / "judging" / "fixtures"

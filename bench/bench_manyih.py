@@ -41,8 +41,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from adhere.runner._evidence import sandbox_evidence
-from adhere.spec import ChatMessage, SandboxRun, Trajectory
+from adhere.core import ChatMessage, SandboxRun, Trajectory
+from adhere.scoring._evidence import sandbox_evidence
 from adhere.suites.manyih import (
     CodingSample,
     ManyIHSuite,

@@ -14,8 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+from adhere.core import Check, Instance, Source
 from adhere.observe import normalize, tag_sources
-from adhere.spec import Check, Instance, Source
 
 
 def synthetic_log(turns: int = 30) -> str:

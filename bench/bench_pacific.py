@@ -12,7 +12,7 @@ Run: uv run python bench/bench_pacific.py
 import re
 import time
 
-from adhere.spec import ChatMessage, Trajectory
+from adhere.core import ChatMessage, Trajectory
 from adhere.suites.pacific import GeneratorParams, PacificSuite, by_id, generate, sample_to_instance
 
 PARAMS = GeneratorParams(

@@ -29,10 +29,10 @@ from pathlib import Path
 
 import httpx
 
-from adhere.models.policy import PolicyServerConfig, ScriptStep, ThreadedPolicyServer
 from adhere.observe._proxy import serve_proxy
 from adhere.observe._proxy_config import ProxyConfig, Upstream
 from adhere.observe._proxy_sinks import JsonlDirSink
+from adhere.testing import PolicyServerConfig, ScriptStep, ThreadedPolicyServer
 
 REPLY = " ".join(f"word{index}" for index in range(180))  # ~60 stream chunks of 3 words
 SCRIPTS = {"long": [ScriptStep(text=REPLY)]}

@@ -18,10 +18,11 @@ from pathlib import Path
 
 import httpx
 
-from adhere.models.policy import PolicyServerConfig, ThreadedPolicyServer
-from adhere.runner import InstanceAnswerKey, execute, load_run_config, prepare
+from adhere.runner import execute, prepare
+from adhere.spec import load_run_config
 from adhere.suites import get_suite
 from adhere.suites.pacific import GeneratorParams, generate, sample_to_instance
+from adhere.testing import InstanceAnswerKey, PolicyServerConfig, ThreadedPolicyServer
 
 SEED, STEPS, LENGTH = 5, 5, 5
 

@@ -4,7 +4,7 @@ Builds N (response, instruction) pairs — responses are the built-in tasks' ref
 solutions with seeded violations (as the noisy double writes them), each made distinct,
 five instructions per response from the deterministic selector — and verifies them:
 
-1. batched: :func:`adhere.runner._ruff_batch.check_requests`, all of it — writing the
+1. batched: :func:`adhere.scoring._ruff_batch.check_requests`, all of it — writing the
    distinct files, one Ruff process per compatible settings group (three here: preview
    rules; the stricter settings; ``E``/``W`` at the default line length), reading
    Ruff's output, mapping diagnostics back and building one Evidence per pair;
@@ -36,9 +36,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from adhere.core import RuffRun
 from adhere.judging.verifiers._ruff import find_ruff, toml_setting, write_files
-from adhere.runner._ruff_batch import check_one_by_one, check_requests, plan_groups, scratch_dir
-from adhere.spec import RuffRun
+from adhere.scoring._ruff_batch import check_one_by_one, check_requests, plan_groups, scratch_dir
 from adhere.suites.vericode import (
     INSTRUCTIONS,
     builtin_tasks,

@@ -2,6 +2,6 @@
 
 import sys
 
-from adhere.cli import main
+from adhere.cli._app import main
 
 sys.exit(main())

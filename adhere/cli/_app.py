@@ -86,7 +86,7 @@ def _ray_options(command: Any) -> Any:
 
 def _scorer(ray_address: str | None, verify_actors: int, judge_actors: int) -> Any:
     """The in-process scoring pass, or the Ray one when ``--ray`` was given."""
-    from adhere.runner._scoring import score_rollout
+    from adhere.scoring import score_rollout
 
     if ray_address is None:
         return score_rollout
@@ -111,15 +111,16 @@ def _print_limiters(summary: object) -> None:
 
 
 def _write_report(store: object, out: Path | None = None, human_labels: str | None = None) -> None:
-    from adhere.metrics import render_html, render_markdown
-    from adhere.runner._console import (
+    from adhere.artifacts import RolloutStore
+    from adhere.report import (
         breakdown_tables,
         panel_tables,
         paper_console_tables,
+        render_html,
+        render_markdown,
+        report_for,
         report_table,
     )
-    from adhere.runner._results import report_for
-    from adhere.store import RolloutStore
 
     assert isinstance(store, RolloutStore)
     result = report_for(store, human_labels=human_labels)

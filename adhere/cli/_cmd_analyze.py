@@ -56,11 +56,12 @@ def analyze_vibe_correlation(
     """
     from rich.table import Table as RichTable
 
+    from adhere.artifacts import open_rollout_dir
     from adhere.errors import SpecError
-    from adhere.metrics._vibe import vibe_correlation
-    from adhere.runner._results import collect, open_rollout_dir
-    from adhere.runner._vericode import load_elo, load_scores
+    from adhere.metrics import vibe_correlation
+    from adhere.report import collect
     from adhere.suites.vericode import model_scores
+    from adhere.workflows import load_elo, load_scores
 
     if bool(run_refs) == (scores is not None):
         raise SpecError("give VeriCode rollout directories or --scores (not both)", field="RUN")
@@ -156,7 +157,7 @@ def compare(
     from rich.table import Table as RichTable
 
     from adhere.metrics import RegressionSettings
-    from adhere.runner._compare import (
+    from adhere.report import (
         compare_stores,
         comparison_notes,
         comparison_table,

@@ -50,7 +50,7 @@ def trial_run(
     to ``attempt-<n>/``. Exit status: 0 when the trial finished ok, 1 when it ended in
     an error (recorded in the store), 2 for invalid input.
     """
-    from adhere.runner._trial import run_stored_trial
+    from adhere.runner import run_stored_trial
 
     result = asyncio.run(
         run_stored_trial(
@@ -75,7 +75,7 @@ def trial_score(
     rollout_uri: str, ray_address: str | None, verify_actors: int, judge_actors: int
 ) -> None:
     """Score the finished trials of a stored rollout (the operator's RayJob runs this)."""
-    from adhere.runner._trial import open_rollout_uri, score_stored
+    from adhere.runner import open_rollout_uri, score_stored
 
     scorer = _scorer(ray_address, verify_actors, judge_actors)
     summary = asyncio.run(score_stored(open_rollout_uri(rollout_uri), scorer=scorer))
@@ -130,8 +130,7 @@ def operator_command(
     Each Rollout's trials run as Jobs (one per trial and attempt), retried up to
     spec.maxRetries, then scored (KubeRay RayJob, a Ray cluster, or in process).
     """
-    from adhere.operator import load_operator_config
-    from adhere.operator._main import run_operator
+    from adhere.operator import load_operator_config, run_operator
 
     config = load_operator_config(config_file, store_uri=store_uri, interval_seconds=interval)
     run_operator(

@@ -132,8 +132,8 @@ def generate_vericode(
     task and a seeded permutation of the 30 instructions; its picks are kept when
     relevant and not conflicting, parameters validated by rule.
     """
-    from adhere.runner._vericode import select_instructions, write_selections
     from adhere.suites.vericode import builtin_tasks, load_tasks
+    from adhere.workflows import select_instructions, write_selections
 
     tasks = builtin_tasks() if tasks_from == "builtin" else load_tasks(tasks_from, fmt)  # type: ignore[arg-type]
     tasks = tasks[:limit] if limit else tasks
@@ -288,7 +288,7 @@ def generate_checklist(
     instance got no checklist.
     """
     from adhere.errors import SpecError
-    from adhere.runner._checkgen import CheckgenSettings, InstanceOutcome, generate_checklists
+    from adhere.workflows import CheckgenSettings, InstanceOutcome, generate_checklists
 
     if all_instances == bool(instances):
         raise SpecError("give --instance ID (repeatable) or --all-instances", field="--instance")
@@ -316,7 +316,7 @@ def generate_checklist(
     if instances:
         total = len(instances)
     else:
-        from adhere.runner._results import open_rollout_dir
+        from adhere.artifacts import open_rollout_dir
 
         total = len({i.id for d in run_dirs for i in open_rollout_dir(d).read_instances()})
     outcomes = asyncio.run(

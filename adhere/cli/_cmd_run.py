@@ -41,8 +41,9 @@ def run(
     Exit status: 0 when every trial finished, 1 when some failed (they are recorded
     and retried by the next run), 2 for invalid input, 130 when interrupted.
     """
-    from adhere.runner import execute, load_run_config, prepare
-    from adhere.runner._console import RichProgress
+    from adhere.report import RichProgress
+    from adhere.runner import execute, prepare
+    from adhere.spec import load_run_config
 
     config = load_run_config(files, rollout_name=rollout_name)
     prepared = prepare(config)
@@ -106,9 +107,9 @@ def report(run_ref: str, out: Path | None, human_labels: str | None) -> None:
 
     RUN is a rollout's artifact directory (e.g. runs/quickstart) or its rollout YAML.
     """
-    from adhere.runner import load_run_config
-    from adhere.runner._results import open_rollout_dir
-    from adhere.store import RolloutStore, open_store
+    from adhere.artifacts import RolloutStore, open_rollout_dir
+    from adhere.spec import load_run_config
+    from adhere.store import open_store
 
     path = Path(run_ref)
     if path.is_file():
@@ -146,8 +147,8 @@ def score(
     verdict cache when nothing changed, so an unchanged rollout costs no judge call.
     With ``--ray`` verification and judging run on Ray actor pools (same verdicts).
     """
-    from adhere.runner._rescore import rescore
-    from adhere.runner._results import open_rollout_dir
+    from adhere.artifacts import open_rollout_dir
+    from adhere.runner import rescore
 
     scorer = _scorer(ray_address, verify_actors, judge_actors)
     summary = asyncio.run(rescore(run_ref, panel_file=panel_file, scorer=scorer))
@@ -187,11 +188,15 @@ def feedback(run_ref: str, out: Path | None, append_turn: bool, control: bool, q
     RUN is a rollout's artifact directory. Trials with no failed check are carried
     over unchanged. Resumable: run the same command again to continue.
     """
-    from adhere.judging._feedback import Placement
-    from adhere.runner._console import RichProgress
-    from adhere.runner._feedback import plan_feedback
-    from adhere.runner._feedback_report import feedback_report, rich_tables, write_markdown
-    from adhere.runner._feedback_run import run_feedback
+    from adhere.judging import Placement
+    from adhere.report import RichProgress
+    from adhere.workflows import (
+        feedback_report,
+        plan_feedback,
+        rich_tables,
+        run_feedback,
+        write_markdown,
+    )
 
     if control and append_turn:
         raise click.UsageError("--control and --append-turn exclude each other")

@@ -91,9 +91,9 @@ def trajectory_show(run_ref: str, trial_ref: str, raw: bool) -> None:
     RUN is a rollout's artifact directory (e.g. runs/octobench-sample); TRIAL is a
     trial id, a unique prefix of one, or model/scaffold/instance[/rN].
     """
+    from adhere.artifacts import find_trial, open_rollout_dir
     from adhere.errors import SpecError
     from adhere.observe import render_trajectory
-    from adhere.runner._results import find_trial, open_rollout_dir
 
     store = open_rollout_dir(run_ref)
     trial = find_trial(store, trial_ref)
@@ -197,7 +197,7 @@ def serve_policy(
     oracle, noisy:rate=R,seed=S, replay, script:NAME (see docs/policy-server.md).
     No real model is involved.
     """
-    from adhere.runner._serve import serve
+    from adhere.testing import serve
 
     serve(
         host=host,

@@ -12,12 +12,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping
 
+from adhere.core import Instance
 from adhere.exporter._families import OTHER, Families
 from adhere.exporter._read import RolloutData
-from adhere.judging import ItemKey, judge_trials, panel_agreement, verdict_labels
-from adhere.judging._panel_scores import category_trials
+from adhere.judging import ItemKey, category_trials, judge_trials, panel_agreement, verdict_labels
 from adhere.metrics import ScoredTrial, group_rates
-from adhere.spec import Instance
 
 __all__ = ["add_compliance"]
 

@@ -21,12 +21,12 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import TypeAdapter
 
+from adhere.artifacts import JUDGE_CALLS, PROGRESS, StoredTrial
+from adhere.core import Instance, TrialResult, Verdict
 from adhere.errors import StoreError
 from adhere.metrics import ScoredTrial
-from adhere.runner._results import scored_trial
-from adhere.runner._telemetry import JUDGE_CALLS, PROGRESS
-from adhere.spec import Instance, TrialResult, Verdict
-from adhere.store import Store, StoredTrial
+from adhere.report import scored_trial
+from adhere.store import Store
 
 __all__ = ["AttemptFacts", "CallFacts", "RolloutData", "StoreReader", "TrialFacts", "call_reason"]
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 
+from adhere.core import Instance
 from adhere.exporter._families import OTHER, Families
 from adhere.exporter._read import RolloutData
 from adhere.metrics import RegressionRow, RegressionSettings, ScoredTrial, compare_trials
-from adhere.spec import Instance
 
 __all__ = ["RegressionCache", "add_regressions", "check_sources"]
 

@@ -24,6 +24,7 @@ from adhere.judging._agreement_human import (
 from adhere.judging._agreement_ranks import RankStability, kendall_tau, rank_stability
 from adhere.judging._cache import MemoryVerdictCache, VerdictCache, cache_key, trajectory_digest
 from adhere.judging._checkgen import ReferenceRollout, generate_checklist, propose_checks
+from adhere.judging._checkgen_categories import category_named
 from adhere.judging._checkgen_merge import (
     DEFAULT_SIMILARITY,
     GeneratedChecklist,
@@ -31,16 +32,44 @@ from adhere.judging._checkgen_merge import (
     RolloutProposals,
     merge_proposals,
 )
-from adhere.judging._checkgen_prompt import CHECKGEN_PROMPT_VERSION
+from adhere.judging._checkgen_prompt import (
+    CHECKGEN_PROMPT_VERSION,
+    InstructionBlock,
+    read_instruction_blocks,
+    read_turns,
+)
 from adhere.judging._checkgen_reply import ProposedCheck, parse_checkgen_reply
 from adhere.judging._checkgen_yaml import render_checklist_yaml
+from adhere.judging._feedback import (
+    FEEDBACK_FORMAT,
+    FeedbackItem,
+    Placement,
+    feedback_items,
+    find_feedback,
+    inject_feedback,
+    render_feedback,
+    strip_feedback,
+)
 from adhere.judging._judge import judge_trial
 from adhere.judging._judge_batches import Grouping, plan_batches, prompt_tokens
 from adhere.judging._judge_call import Ask, JudgeCall
 from adhere.judging._judge_reply import ParsedReply, parse_reply
 from adhere.judging._panel import PanelJudge, PanelResult, majority_vote, run_panel
-from adhere.judging._panel_scores import PanelScore, judge_trials, panel_scores, scores_by_judge
-from adhere.judging._prompt import JUDGE_SYSTEM, PROMPT_VERSION, render_user
+from adhere.judging._panel_scores import (
+    PanelScore,
+    category_trials,
+    judge_trials,
+    panel_scores,
+    scores_by_judge,
+)
+from adhere.judging._prompt import (
+    JUDGE_SYSTEM,
+    PROMPT_VERSION,
+    PromptItem,
+    read_checklist,
+    read_transcript,
+    render_user,
+)
 from adhere.judging._prompt_condition import effective_condition, infer_condition
 from adhere.judging._verify import (
     ENTRY_POINT_GROUP,
@@ -64,10 +93,13 @@ __all__ = [
     "CHECKGEN_PROMPT_VERSION",
     "DEFAULT_SIMILARITY",
     "ENTRY_POINT_GROUP",
+    "FEEDBACK_FORMAT",
+    "FeedbackItem",
     "GeneratedChecklist",
     "Grouping",
     "HumanAgreement",
     "HumanLabel",
+    "InstructionBlock",
     "ItemKey",
     "JUDGE_SYSTEM",
     "JudgeCall",
@@ -82,6 +114,8 @@ __all__ = [
     "PanelResult",
     "PanelScore",
     "ParsedReply",
+    "Placement",
+    "PromptItem",
     "ProposedCheck",
     "RankStability",
     "ReferenceRollout",
@@ -92,14 +126,19 @@ __all__ = [
     "VerifierParams",
     "VerifyContext",
     "cache_key",
+    "category_named",
+    "category_trials",
     "cohen_kappa",
     "effective_condition",
     "exact_match",
+    "feedback_items",
+    "find_feedback",
     "fleiss_kappa",
     "generate_checklist",
     "get_verifier",
     "human_agreement",
     "infer_condition",
+    "inject_feedback",
     "judge_trial",
     "judge_trials",
     "kendall_tau",
@@ -117,13 +156,19 @@ __all__ = [
     "prompt_tokens",
     "propose_checks",
     "rank_stability",
+    "read_checklist",
+    "read_instruction_blocks",
+    "read_transcript",
+    "read_turns",
     "render_checklist_yaml",
+    "render_feedback",
     "render_user",
     "resolve_human_labels",
     "run_check",
     "run_checks",
     "run_panel",
     "scores_by_judge",
+    "strip_feedback",
     "trajectory_digest",
     "validate_checks",
     "verdict_labels",

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from adhere.spec._core import Verdict
+from adhere.core import Verdict
 
 __all__ = [
     "ItemKey",

@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from adhere.core import Trial
 from adhere.errors import SpecError
 from adhere.judging._agreement import ItemKey, cohen_kappa, exact_match
-from adhere.spec._core import Trial
-from adhere.spec._load import iter_jsonl
+from adhere.spec import iter_jsonl
 
 __all__ = [
     "HumanAgreement",

@@ -20,7 +20,7 @@ import hashlib
 import json
 from typing import Any, Protocol
 
-from adhere.spec._core import Check, Trajectory, Verdict
+from adhere.core import Check, Trajectory, Verdict
 
 __all__ = ["MemoryVerdictCache", "VerdictCache", "cache_key", "trajectory_digest"]
 

@@ -21,6 +21,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from adhere.core import Trajectory
 from adhere.errors import ModelReplyError
 from adhere.judging._checkgen_merge import (
     DEFAULT_SIMILARITY,
@@ -38,7 +39,6 @@ from adhere.judging._checkgen_prompt import (
 )
 from adhere.judging._checkgen_reply import parse_checkgen_reply
 from adhere.judging._judge_call import Ask, JudgeCall, judge_call_id
-from adhere.spec._core import Trajectory
 
 __all__ = [
     "CHECKGEN_JUDGE",

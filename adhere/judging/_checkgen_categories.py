@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from adhere.spec._core import Source
+from adhere.core import Source
 
 __all__ = [
     "CATEGORIES",

@@ -39,9 +39,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from adhere.core import CheckKind
 from adhere.judging._checkgen_categories import CATEGORIES, category_named
 from adhere.judging._checkgen_reply import ProposedCheck
-from adhere.spec._core import CheckKind
 
 __all__ = [
     "DEFAULT_SIMILARITY",

@@ -40,10 +40,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from adhere.core import SYSTEM_INDEX, TOOLS_INDEX, ChatMessage, SourceSpan, Trajectory
 from adhere.judging._checkgen_categories import CATEGORIES, category_for_source
 from adhere.judging._prompt_transcript import guard_markers, trim
-from adhere.spec._chat import ChatMessage
-from adhere.spec._core import SYSTEM_INDEX, TOOLS_INDEX, SourceSpan, Trajectory
 
 __all__ = [
     "BEGIN_INSTRUCTIONS",

@@ -24,10 +24,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from adhere.core import CheckKind
 from adhere.judging._checkgen_categories import canonical_category
 from adhere.judging._judge_reply import ReplyProblem
 from adhere.judging._judge_reply import _extract as extract_payload
-from adhere.spec._core import CheckKind
 
 __all__ = ["ParsedProposals", "ProposedCheck", "parse_checkgen_reply"]
 

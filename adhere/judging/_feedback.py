@@ -43,7 +43,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from adhere.spec._core import Check, Instance, Source, Verdict
+from adhere.core import Check, Instance, Source, Verdict
 
 __all__ = [
     "FEEDBACK_FORMAT",

@@ -30,6 +30,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from adhere.core import Check, Trajectory, Verdict
 from adhere.judging._cache import VerdictCache, cache_key, trajectory_digest
 from adhere.judging._judge_batches import (
     DEFAULT_BATCH_SIZE,
@@ -47,7 +48,6 @@ from adhere.judging._prompt import (
     render_user,
 )
 from adhere.judging._prompt_transcript import RenderLimits, render_transcript
-from adhere.spec._core import Check, Trajectory, Verdict
 
 __all__ = ["DEFAULT_MAX_ATTEMPTS", "judge_trial"]
 

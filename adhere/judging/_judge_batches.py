@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from adhere.core import Check, Trajectory
 from adhere.judging._prompt import JUDGE_SYSTEM, PromptItem, render_user
 from adhere.judging._prompt_transcript import RenderLimits, render_transcript
-from adhere.spec._core import Check, Trajectory
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",

@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from adhere.core import Check, Trajectory, Verdict, VerdictResult
 from adhere.judging._cache import VerdictCache
 from adhere.judging._judge import DEFAULT_MAX_ATTEMPTS, judge_trial
 from adhere.judging._judge_batches import (
@@ -45,8 +46,7 @@ from adhere.judging._judge_batches import (
 from adhere.judging._judge_call import Ask
 from adhere.judging._prompt import PROMPT_VERSION
 from adhere.judging._prompt_transcript import RenderLimits
-from adhere.spec._core import Check, Trajectory, Verdict, VerdictResult
-from adhere.spec._resources import Judge, JudgePanelSpec
+from adhere.spec import Judge, JudgePanelSpec
 
 __all__ = [
     "MAJORITY_JUDGE",

@@ -19,9 +19,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from adhere.core import Verdict
 from adhere.judging._panel import PanelResult
-from adhere.metrics._rates import Rates, ScoredTrial, group_rates
-from adhere.spec._core import Verdict
+from adhere.metrics import Rates, ScoredTrial, group_rates
 
 __all__ = [
     "JUDGE_KEY",

@@ -36,8 +36,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from adhere.core import Check
 from adhere.judging._prompt_condition import effective_condition
-from adhere.spec._core import Check
 
 __all__ = [
     "BEGIN_CHECKLIST",

@@ -23,8 +23,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from adhere.spec._chat import ChatMessage, ToolSpec
-from adhere.spec._core import SYSTEM_INDEX, TOOLS_INDEX, SourceSpan, Trajectory
+from adhere.core import SYSTEM_INDEX, TOOLS_INDEX, ChatMessage, SourceSpan, ToolSpec, Trajectory
 
 __all__ = ["RenderLimits", "guard_markers", "render_transcript", "tag_text", "trim"]
 

@@ -23,8 +23,9 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from adhere.core import Instance, Trajectory
 from adhere.errors import SpecError
-from adhere.spec import Instance, Trajectory, format_location
+from adhere.spec import format_location
 
 __all__ = [
     "ENTRY_POINT_GROUP",

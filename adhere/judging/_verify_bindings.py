@@ -32,9 +32,10 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from adhere.core import Check, CheckKind, Instance, Source, VerifierRef
 from adhere.errors import SpecError
 from adhere.judging._verify import get_verifier
-from adhere.spec import Check, CheckKind, Instance, Source, VerifierRef, validate_model
+from adhere.spec import validate_model
 
 __all__ = ["Binding", "Bindings", "load_bindings", "parse_bindings"]
 

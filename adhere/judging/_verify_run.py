@@ -13,9 +13,9 @@ import traceback
 from collections.abc import Iterable
 from typing import Any
 
+from adhere.core import Check, Verdict
 from adhere.errors import SpecError
 from adhere.judging._verify import Outcome, RegisteredVerifier, VerifyContext, get_verifier
-from adhere.spec import Check, Verdict
 
 __all__ = ["needs_judge", "run_check", "run_checks", "validate_checks"]
 

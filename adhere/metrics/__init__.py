@@ -4,11 +4,10 @@ from adhere.metrics._conflict import (
     ConflictRun,
     Followed,
     conflict_of,
-    conflict_tables,
     followed,
     side_checks,
 )
-from adhere.metrics._plot import line_plot_svg
+from adhere.metrics._delta import Delta, PairedTrial, delta, group_deltas, signed_points, split_pair
 from adhere.metrics._rates import Rates, ScoredTrial, TrialScore, group_rates, rates, score_trial
 from adhere.metrics._regression import (
     ALL_SOURCES,
@@ -19,40 +18,35 @@ from adhere.metrics._regression import (
     mcnemar_exact,
     paired_bootstrap,
 )
-from adhere.metrics._report import (
-    Report,
-    Table,
-    build_report,
-    pct,
-    render_html,
-    render_markdown,
-)
+from adhere.metrics._table import Table, pct
+from adhere.metrics._vibe import vibe_correlation
 
 __all__ = [
     "ALL_SOURCES",
     "ConflictRun",
+    "Delta",
     "Followed",
+    "PairedTrial",
     "Rates",
     "Regression",
     "RegressionRow",
     "RegressionSettings",
-    "Report",
     "ScoredTrial",
     "Table",
     "TrialScore",
-    "build_report",
     "compare_trials",
     "conflict_of",
-    "conflict_tables",
+    "delta",
     "followed",
+    "group_deltas",
     "group_rates",
-    "line_plot_svg",
     "mcnemar_exact",
     "paired_bootstrap",
     "pct",
     "rates",
-    "render_html",
-    "render_markdown",
     "score_trial",
     "side_checks",
+    "signed_points",
+    "split_pair",
+    "vibe_correlation",
 ]

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from adhere.core import Verdict
 from adhere.metrics._rates import Rates, ScoredTrial, rates
-from adhere.spec import Verdict
 
 __all__ = ["Delta", "PairedTrial", "delta", "group_deltas", "signed_points", "split_pair"]
 

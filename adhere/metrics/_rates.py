@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from adhere.spec import Verdict
+from adhere.core import Verdict
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
-from adhere.spec._endpoint import Limits
+from adhere.spec import Limits
 
 __all__ = ["backoff_delay", "parse_retry_after"]
 

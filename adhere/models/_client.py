@@ -33,11 +33,18 @@ from adhere.models._backoff import backoff_delay, parse_retry_after
 from adhere.models._limiter import EndpointLimiter
 from adhere.models._secrets import resolve_api_key
 from adhere.models._session import env_proxy, new_session
-from adhere.models._sse import iter_lines, iter_sse
-from adhere.models._types import CallRecord, ChatRequest, ChatResponse, OnCall
-from adhere.models._wire import ParsedReply, Wire
-from adhere.models._wirejson import StreamFailure, WireFormatError, parse_json_object
-from adhere.spec._endpoint import Endpoint
+from adhere.models._types import CallRecord, ChatResponse, OnCall
+from adhere.spec import Endpoint
+from adhere.wire import (
+    ChatRequest,
+    ParsedReply,
+    StreamFailure,
+    Wire,
+    WireFormatError,
+    iter_lines,
+    iter_sse,
+    parse_json_object,
+)
 
 __all__ = ["HttpModelClient"]
 

@@ -8,7 +8,7 @@ import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
-from adhere.spec._endpoint import Limits
+from adhere.spec import Limits
 
 __all__ = ["EndpointLimiter", "LimiterRegistry", "RateLimiter", "shared_limiter"]
 

@@ -6,12 +6,12 @@ from collections.abc import Mapping
 
 import aiohttp
 
-from adhere.models._anthropic_wire import AnthropicWire
 from adhere.models._client import HttpModelClient
 from adhere.models._limiter import EndpointLimiter
-from adhere.models._openai_wire import OpenAIWire
 from adhere.models._types import ModelClient, OnCall
-from adhere.spec._endpoint import Endpoint
+from adhere.spec import Endpoint
+from adhere.wire.anthropic import AnthropicWire
+from adhere.wire.openai_chat import OpenAIWire
 
 __all__ = ["AnthropicClient", "OpenAIClient", "open_client"]
 

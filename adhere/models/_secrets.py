@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from adhere.errors import SecretError
-from adhere.spec._endpoint import SecretSource
+from adhere.spec import SecretSource
 
 __all__ = ["resolve_api_key"]
 

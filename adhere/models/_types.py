@@ -6,40 +6,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from adhere.spec._chat import ChatMessage, ToolSpec, Usage
-from adhere.spec._endpoint import Endpoint
+from adhere.core import ChatMessage, Usage
+from adhere.spec import Endpoint
+from adhere.wire import ChatRequest
 
-__all__ = ["CallRecord", "ChatRequest", "ChatResponse", "ModelClient", "OnCall"]
-
-
-@dataclass(frozen=True)
-class ChatRequest:
-    """One chat completion to ask of a model.
-
-    Attributes:
-        messages: The conversation so far: ``user``, ``assistant`` and ``tool`` messages.
-            The system prompt goes in ``system``, never in a ``system`` message.
-        system: System prompt; empty means none.
-        tools: Tools offered to the model.
-        max_tokens: Output token cap; ``None`` takes ``Endpoint.max_tokens``.
-        temperature: Sampling temperature; ``None`` takes ``Endpoint.temperature``.
-        stream: Use the streaming form of the API; ``None`` takes ``Endpoint.stream``.
-    """
-
-    messages: tuple[ChatMessage, ...]
-    system: str = ""
-    tools: tuple[ToolSpec, ...] = ()
-    max_tokens: int | None = None
-    temperature: float | None = None
-    stream: bool | None = None
-
-    def __post_init__(self) -> None:
-        for index, message in enumerate(self.messages):
-            if message.role == "system":
-                raise ValueError(
-                    f"messages[{index}] has role 'system'; put the system prompt in "
-                    "ChatRequest.system instead"
-                )
+__all__ = ["CallRecord", "ChatResponse", "ModelClient", "OnCall"]
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from adhere.observe._normalize import Truncation, normalize, thread_calls
 from adhere.observe._proxy import RecordingProxy, serve_proxy
 from adhere.observe._proxy_config import ProxyConfig, RecordSink, Upstream
 from adhere.observe._proxy_sinks import JsonlDirSink, MemorySink
-from adhere.observe._redact import redact
+from adhere.observe._redact import Redactor, redact
 from adhere.observe._show import render_trajectory
 from adhere.observe._tagging import DEFAULT_RULES, FileRule, find_text, sources_present, tag_sources
 
@@ -21,6 +21,7 @@ __all__ = [
     "ProxyConfig",
     "RecordSink",
     "RecordingProxy",
+    "Redactor",
     "Truncation",
     "Upstream",
     "find_text",

@@ -25,8 +25,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from adhere.observe._decode import CallView, decode_call
-from adhere.spec import ChatMessage, ToolCall, ToolSpec, Trajectory
+from adhere.core import ChatMessage, ToolCall, ToolSpec, Trajectory
+from adhere.wire import CallView, decode_call
 
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 _SPACE = re.compile(r"\s+")

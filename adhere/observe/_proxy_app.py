@@ -18,18 +18,18 @@ import aiohttp
 from aiohttp import web
 from multidict import CIMultiDict, CIMultiDictProxy
 
-from adhere.observe._proxy_apis import (
+from adhere.observe._proxy_config import NAME_PATTERN, ProxyConfig, Upstream
+from adhere.observe._proxy_record import CallLog, parse_body
+from adhere.observe._redact import Redactor
+from adhere.wire import (
     CLIENT_AUTH_HEADERS,
+    Api,
     client_keys,
     detect_api,
     error_body,
     upstream_auth,
     wants_stream,
 )
-from adhere.observe._proxy_config import NAME_PATTERN, ProxyConfig, Upstream
-from adhere.observe._proxy_record import CallLog, parse_body
-from adhere.observe._reassemble_base import Api
-from adhere.observe._redact import Redactor
 
 __all__ = ["SESSION_KEY", "create_proxy_app"]
 

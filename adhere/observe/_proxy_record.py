@@ -14,11 +14,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from adhere.observe._proxy_apis import error_summary, usage_of
-from adhere.observe._reassemble import Reassembly, reassemble
-from adhere.observe._reassemble_base import Api, decode_sse
-from adhere.observe._reassemble_gemini import GeminiReassembler
 from adhere.observe._redact import Redactor
+from adhere.wire import Api, Reassembly, decode_sse, error_summary, reassemble, usage_of
+from adhere.wire.gemini import GeminiReassembler
 
 __all__ = ["MAX_RAW_CHARS", "CallLog", "parse_body"]
 

@@ -9,7 +9,7 @@ from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.text import Text
 
-from adhere.spec import SYSTEM_INDEX, TOOLS_INDEX, Source, SourceSpan, Trajectory
+from adhere.core import SYSTEM_INDEX, TOOLS_INDEX, Source, SourceSpan, Trajectory
 
 STYLES: dict[Source, str] = {
     Source.SYSTEM_PROMPT: "bold blue",

@@ -25,7 +25,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from adhere.spec import SYSTEM_INDEX, TOOLS_INDEX, Instance, Source, SourceSpan, Trajectory
+from adhere.core import SYSTEM_INDEX, TOOLS_INDEX, Instance, Source, SourceSpan, Trajectory
 
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 _MAX_REGEX_TOKENS = 4000

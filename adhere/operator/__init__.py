@@ -12,6 +12,7 @@ pure modules (``_reconcile``, ``_status``, ``_jobs``, ``_rayjob``, ``_observe``,
 
 from adhere.operator._config import OperatorConfig, Resources, load_operator_config
 from adhere.operator._jobs import RolloutRef, build_job
+from adhere.operator._main import run_operator
 from adhere.operator._observe import JobView, PodProblem, job_view, pod_problem
 from adhere.operator._rayjob import build_rayjob, rayjob_state
 from adhere.operator._reconcile import RetryPolicy, TrialDecision, reconcile_trials
@@ -44,5 +45,6 @@ __all__ = [
     "rayjob_state",
     "reconcile_trials",
     "rollout_status",
+    "run_operator",
     "scoring_view",
 ]

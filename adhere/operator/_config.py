@@ -15,8 +15,9 @@ from pydantic import Field
 from pydantic.alias_generators import to_camel
 
 from adhere import __version__
+from adhere.core import SpecModel
 from adhere.errors import SpecError
-from adhere.spec import SpecModel, validate_model
+from adhere.spec import validate_model
 
 ScoringMode = Literal["auto", "rayjob", "ray", "in-process"]
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
+from adhere.core import Trial
 from adhere.operator._config import OperatorConfig
 from adhere.operator._names import (
     ANNOTATION_INSTANCE,
@@ -43,7 +44,7 @@ from adhere.operator._names import (
     job_name,
     label_value,
 )
-from adhere.spec import ModelSpec, ScaffoldSpec, Trial
+from adhere.spec import ModelSpec, ScaffoldSpec
 
 SCRIPTED: Final = "scripted"
 """``baseUrl`` of the scripted policy server (as in :mod:`adhere.runner`)."""

@@ -19,13 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from adhere.artifacts import RolloutStore
+from adhere.core import Instance, Trial
 from adhere.errors import SpecError, StoreError
 from adhere.operator._config import OperatorConfig
 from adhere.operator._status import PlanProblem
-from adhere.runner import RunConfig, apply_filters
-from adhere.runner._trial import prepare_rollout
-from adhere.spec import Benchmark, Instance, JudgePanel, Rollout, Trial
-from adhere.store import RolloutStore, open_store
+from adhere.runner import apply_filters, prepare_rollout
+from adhere.spec import Benchmark, JudgePanel, Rollout, RunConfig
+from adhere.store import open_store
 from adhere.suites import get_suite
 
 

@@ -24,8 +24,9 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from adhere.core import Trial
 from adhere.operator._observe import JobView, PodProblem
-from adhere.spec import Trial, TrialCounts
+from adhere.spec import TrialCounts
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Scoring a finished rollout from the operator: in process, on a Ray cluster, or a RayJob.
 
 - ``InProcess`` (the default on a laptop and in tests): the scoring pass of
-  ``adhere score`` (:func:`adhere.runner._scoring.score_rollout`) in a thread of the
+  ``adhere score`` (:func:`adhere.scoring._score.score_rollout`) in a thread of the
   operator with its own event loop. Judge keys held in Secrets are read through the
   API and handed to the judges' clients as files in a private temporary directory,
   removed afterwards.
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from adhere.artifacts import RolloutStore
 from adhere.errors import AdhereError
 from adhere.metrics import rates
 from adhere.operator._config import OperatorConfig
@@ -36,11 +37,10 @@ from adhere.operator._names import rayjob_name
 from adhere.operator._planning import RolloutPlan
 from adhere.operator._rayjob import RAY_GROUP, RAY_PLURAL, RAY_VERSION, build_rayjob, rayjob_state
 from adhere.operator._status import ScoringView, scoring_view
-from adhere.runner._results import collect
-from adhere.runner._scoring import Scorer, score_rollout
-from adhere.runner._trial import score_stored, stored_config
+from adhere.report import collect
+from adhere.runner import score_stored, stored_config
+from adhere.scoring import Scorer, score_rollout
 from adhere.spec import Endpoint, RolloutStatus, SecretSource, Summary
-from adhere.store import RolloutStore
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ the cached verdicts it read for them. It then writes ``verdicts.json`` and
 each trial finishes, so a crash loses only the trials in flight. Store I/O stays on
 the driver: actors need neither the store nor its credentials.
 
-Verdicts are those of the in-process pass (:func:`adhere.runner._scoring.score_rollout`)
+Verdicts are those of the in-process pass (:func:`adhere.scoring._score.score_rollout`)
 because both run the same pure functions on the same inputs. Results are gathered
 with ``ray.wait`` (in a thread, so the driver's event loop — which may be serving the
 scripted policy server the judges call — keeps running).
@@ -22,15 +22,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from adhere.artifacts import RolloutStore, append_judge_calls
+from adhere.core import Check, Instance, Trajectory, Trial, Verdict
 from adhere.errors import AdhereError, ClusterError
 from adhere.judging import VerdictCache, cache_key, needs_judge, trajectory_digest
 from adhere.ray_jobs._pools import Pools, start_pools
 from adhere.ray_jobs._session import ray_session
 from adhere.ray_jobs._workers import Judged
-from adhere.runner._scoring import DecidedChecks, Scorer, ScoreSummary, record_trial
-from adhere.runner._telemetry import append_judge_calls
-from adhere.spec import Check, Endpoint, Instance, JudgePanel, Trajectory, Trial, Verdict
-from adhere.store import RolloutStore
+from adhere.scoring import DecidedChecks, Scorer, ScoreSummary, record_trial
+from adhere.spec import Endpoint, JudgePanel
 from adhere.suites import Suite
 
 __all__ = ["RayScoreSummary", "ray_scorer", "score_rollout_on_ray"]
@@ -209,7 +209,7 @@ async def score_rollout_on_ray(
 ) -> RayScoreSummary:
     """Score every trial of the rollout that finished ``ok``, on Ray actor pools.
 
-    Takes the arguments of :func:`adhere.runner._scoring.score_rollout` and writes
+    Takes the arguments of :func:`adhere.scoring._score.score_rollout` and writes
     the same verdicts; the summary adds what the actors did.
 
     Args:

@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from adhere.core import Check, Instance, Trajectory, Verdict
 from adhere.judging import PanelJudge, PanelResult
 from adhere.ray_jobs._limiter import RemoteLimiter
-from adhere.runner._evidence import gather_evidence
-from adhere.runner._scoring import DecidedChecks, JudgeAsks, decide_checks, judge_checks
-from adhere.spec import Check, Endpoint, Instance, JudgePanel, Trajectory, Verdict
+from adhere.scoring import DecidedChecks, JudgeAsks, decide_checks, gather_evidence, judge_checks
+from adhere.spec import Endpoint, JudgePanel
 from adhere.suites import Suite
 
 __all__ = ["JudgeWorker", "Judged", "PrefetchedCache", "VerifyWorker"]

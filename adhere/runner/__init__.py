@@ -1,24 +1,58 @@
 """The local runner: plan a Rollout into trials, run them resumably, record everything."""
 
-from adhere.runner._answer_key import InstanceAnswerKey
-from adhere.runner._config import RunConfig, load_run_config
-from adhere.runner._engine import Engine, NoProgress, Progress, RunSummary, error_verdicts
+from adhere.runner._engine import (
+    Engine,
+    ModelTarget,
+    NoProgress,
+    Progress,
+    RunSummary,
+    error_verdicts,
+)
 from adhere.runner._plan import apply_filters, plan_trials
-from adhere.runner._run import SCRIPTED, Prepared, execute, prepare
+from adhere.runner._rescore import rescore
+from adhere.runner._run import (
+    SCRIPTED,
+    Prepared,
+    _ProxyCalls,
+    _scaffolds,
+    _services,
+    execute,
+    judge_endpoints,
+    prepare,
+    suite_lookup,
+)
+from adhere.runner._trial import (
+    open_rollout_uri,
+    prepare_rollout,
+    run_stored_trial,
+    score_stored,
+    stored_config,
+)
+from adhere.runner._workspace import default_work_root
 
 __all__ = [
-    "SCRIPTED",
     "Engine",
-    "InstanceAnswerKey",
+    "ModelTarget",
     "NoProgress",
     "Prepared",
     "Progress",
-    "RunConfig",
     "RunSummary",
+    "SCRIPTED",
+    "_ProxyCalls",
+    "_scaffolds",
+    "_services",
     "apply_filters",
+    "default_work_root",
     "error_verdicts",
     "execute",
-    "load_run_config",
+    "judge_endpoints",
+    "open_rollout_uri",
     "plan_trials",
     "prepare",
+    "prepare_rollout",
+    "rescore",
+    "run_stored_trial",
+    "score_stored",
+    "stored_config",
+    "suite_lookup",
 ]

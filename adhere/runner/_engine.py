@@ -17,13 +17,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from adhere.artifacts import RolloutStore
+from adhere.core import Instance, Trajectory, Trial, TrialResult, Verdict
 from adhere.errors import AdhereError
-from adhere.observe import normalize, tag_sources
-from adhere.observe._redact import Redactor
+from adhere.observe import Redactor, normalize, tag_sources
 from adhere.runner._workspace import changed_files, trial_workspace
 from adhere.scaffolds import ProxyEndpoint, Scaffold, ScaffoldResult, TrialContext, WireApi
-from adhere.spec import Instance, Trajectory, Trial, TrialResult, Verdict
-from adhere.store import RolloutStore
 from adhere.suites import Suite
 
 
@@ -89,7 +88,7 @@ class RunSummary:
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
     scoring: Any = None
-    """The :class:`~adhere.runner._scoring.ScoreSummary` of the scoring pass."""
+    """The :class:`~adhere.scoring._score.ScoreSummary` of the scoring pass."""
 
 
 def error_verdicts(instance: Instance, message: str) -> list[Verdict]:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from adhere.core import Instance, Trial
 from adhere.errors import SpecError
-from adhere.spec import Filters, Instance, Rollout, Trial
+from adhere.spec import Filters, Rollout
 
 
 def apply_filters(

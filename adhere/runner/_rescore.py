@@ -14,14 +14,13 @@ from pathlib import Path
 
 import yaml
 
+from adhere.artifacts import RolloutStore, StoreVerdictCache, open_rollout_dir
 from adhere.errors import SpecError
-from adhere.models.policy import PolicyServer, PolicyServerConfig
-from adhere.runner._results import open_rollout_dir
 from adhere.runner._run import SCRIPTED, judge_endpoints
-from adhere.runner._scoring import Scorer, ScoreSummary, score_rollout
+from adhere.scoring import Scorer, ScoreSummary, score_rollout
 from adhere.spec import JudgePanel, load_resources, parse_resource
-from adhere.store import RolloutStore, StoreVerdictCache
 from adhere.suites import get_suite
+from adhere.testing import PolicyServer, PolicyServerConfig
 
 
 def stored_panel(store: RolloutStore) -> JudgePanel | None:

@@ -17,23 +17,28 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from adhere.artifacts import RolloutStore, StoreVerdictCache
+from adhere.core import Instance, Trial
 from adhere.errors import SpecError
 from adhere.models import resolve_api_key
-from adhere.models.policy import PolicyServer, PolicyServerConfig, parse_model_string
-from adhere.observe import MemorySink, ProxyConfig, RecordingProxy, Upstream
-from adhere.observe._redact import Redactor
-from adhere.runner._answer_key import InstanceAnswerKey
-from adhere.runner._config import RunConfig
+from adhere.observe import MemorySink, ProxyConfig, RecordingProxy, Redactor, Upstream
 from adhere.runner._engine import Engine, ModelTarget, Progress, RunSummary
 from adhere.runner._plan import apply_filters, plan_trials
-from adhere.runner._replay import RecordedRun, RecordedRuns
-from adhere.runner._scoring import Scorer, score_rollout
-from adhere.runner._telemetry import StoreProgress
+from adhere.runner._progress import StoreProgress
 from adhere.runner._workspace import default_work_root
 from adhere.scaffolds import Scaffold, WireApi, default_cache_dir, get_scaffold
-from adhere.spec import Endpoint, Instance, JudgePanel, Trial
-from adhere.store import RolloutStore, StoreVerdictCache, open_store
+from adhere.scoring import Scorer, score_rollout
+from adhere.spec import Endpoint, JudgePanel, RunConfig
+from adhere.store import open_store
 from adhere.suites import Suite, get_suite
+from adhere.testing import (
+    InstanceAnswerKey,
+    PolicyServer,
+    PolicyServerConfig,
+    RecordedRun,
+    RecordedRuns,
+    parse_model_string,
+)
 
 SCRIPTED = "scripted"
 """``baseUrl`` value meaning: the scripted policy server this run starts for itself."""

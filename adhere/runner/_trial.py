@@ -35,11 +35,10 @@ from typing import Any
 import aiohttp
 import yaml
 
+from adhere.artifacts import RolloutStore, StoreVerdictCache
+from adhere.core import Instance, Trial, TrialResult
 from adhere.errors import SpecError, StoreError
-from adhere.models.policy import PolicyServer, PolicyServerConfig
-from adhere.observe import JsonlDirSink
-from adhere.observe._redact import Redactor
-from adhere.runner._config import RunConfig
+from adhere.observe import JsonlDirSink, Redactor
 from adhere.runner._engine import Engine, ModelTarget
 from adhere.runner._plan import apply_filters, plan_trials
 from adhere.runner._run import (
@@ -51,21 +50,13 @@ from adhere.runner._run import (
     judge_endpoints,
     suite_lookup,
 )
-from adhere.runner._scoring import Scorer, ScoreSummary, score_rollout
 from adhere.runner._workspace import default_work_root
 from adhere.scaffolds import default_cache_dir
-from adhere.spec import (
-    Benchmark,
-    Endpoint,
-    Instance,
-    JudgePanel,
-    Rollout,
-    Trial,
-    TrialResult,
-    parse_resource,
-)
-from adhere.store import RolloutStore, StoreVerdictCache, open_store
+from adhere.scoring import Scorer, ScoreSummary, score_rollout
+from adhere.spec import Benchmark, Endpoint, JudgePanel, Rollout, RunConfig, parse_resource
+from adhere.store import open_store
 from adhere.suites import Suite, get_suite
+from adhere.testing import PolicyServer, PolicyServerConfig
 
 PROXY_WAIT_SECONDS = 60.0
 """How long ``trial run`` waits for a sidecar proxy to answer ``/healthz``."""

@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path, PurePosixPath
 
+from adhere.core import Instance
 from adhere.errors import SpecError
-from adhere.spec import Instance
 
 KEEP_ENV = "ADHERE_KEEP_WORK"
 """Set to 1 to keep trial scratch directories after the trial (for debugging)."""

@@ -12,11 +12,11 @@ import asyncio
 import time
 from pathlib import Path
 
-from adhere.models import ChatRequest
+from adhere.core import ChatMessage
 from adhere.scaffolds._client import client_endpoint, open_trial_client
 from adhere.scaffolds._registry import scaffold
 from adhere.scaffolds._types import ScaffoldResult, TrialContext, TurnOutcome, WireApi
-from adhere.spec import ChatMessage
+from adhere.wire import ChatRequest
 
 __all__ = ["ChatScaffold"]
 

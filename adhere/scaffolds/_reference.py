@@ -17,13 +17,14 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from adhere.models import ChatRequest, ModelClient
+from adhere.core import ChatMessage
+from adhere.models import ModelClient
 from adhere.scaffolds._client import client_endpoint, open_trial_client
 from adhere.scaffolds._reference_tools import Toolbox, list_skills
 from adhere.scaffolds._registry import scaffold
 from adhere.scaffolds._types import ScaffoldResult, TrialContext, TurnOutcome, WireApi
 from adhere.scaffolds._workspace import collect_files
-from adhere.spec import ChatMessage
+from adhere.wire import ChatRequest
 
 __all__ = ["PREAMBLE", "ReferenceScaffold", "system_prompt"]
 

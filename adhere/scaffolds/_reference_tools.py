@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from adhere.core import ToolSpec
 from adhere.scaffolds._env import base_env, search_path
 from adhere.scaffolds._process import run_process
-from adhere.spec import ToolSpec
 
 __all__ = ["SKILL_DIRS", "ToolError", "Toolbox", "confine", "edit_text", "list_skills"]
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
-from adhere.spec import Instance
+from adhere.core import Instance
 
 WireApi = Literal["anthropic", "openai-chat", "openai-responses", "gemini"]
 """The four API shapes the recording proxy understands."""

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from adhere.spec._base import SpecModel
+from adhere.core import SpecModel
 
 ApiKind = Literal["openai", "anthropic"]
 

@@ -10,8 +10,8 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from adhere.core import Instance
 from adhere.errors import SpecError
-from adhere.spec._core import Instance
 from adhere.spec._resources import API_VERSION, Benchmark, JudgePanel, Resource, Rollout
 
 _KINDS: dict[str, type[Benchmark] | type[Rollout] | type[JudgePanel]] = {

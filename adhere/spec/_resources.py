@@ -11,7 +11,7 @@ from typing import Any, Final, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from adhere.spec._base import SpecModel
+from adhere.core import SpecModel
 from adhere.spec._endpoint import Endpoint
 
 API_VERSION: Final = "adhere.dev/v1alpha1"

@@ -1,20 +1,14 @@
 """Result stores: an interface, the ``file://`` and ``s3://`` backends, the artifact layout."""
 
 from adhere.store._base import Store, open_store
-from adhere.store._cache import StoreVerdictCache
 from adhere.store._file import FileStore
-from adhere.store._layout import RolloutStore, StoredTrial, safe_segment
 from adhere.store._s3 import S3Store
 from adhere.store._s3_settings import S3Settings
 
 __all__ = [
     "FileStore",
-    "RolloutStore",
     "S3Settings",
     "S3Store",
     "Store",
-    "StoreVerdictCache",
-    "StoredTrial",
     "open_store",
-    "safe_segment",
 ]

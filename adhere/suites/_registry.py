@@ -12,15 +12,9 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from adhere.core import Evidence, EvidenceRequest, Instance, Trajectory, Verdict
 from adhere.errors import SpecError
-from adhere.spec import (
-    BenchmarkSpec,
-    Evidence,
-    EvidenceRequest,
-    Instance,
-    Trajectory,
-    Verdict,
-)
+from adhere.spec import BenchmarkSpec
 
 WrongItem = Callable[[str], bool]
 """Given an item key of an instance (e.g. ``step-3``), whether to answer it wrongly."""
@@ -60,7 +54,7 @@ class Suite(Protocol):
 
 
 class EvidenceSuite(Suite, Protocol):
-    """A suite whose checks need work outside the pure core (see :mod:`adhere.spec._evidence`).
+    """A suite whose checks need work outside the pure core (see :mod:`adhere.core._evidence`).
 
     The runner asks :meth:`evidence` for the requests of one trial, fulfils them at the
     edge (sandboxed code runs, Ruff) and passes the outcomes, by request id, to

@@ -15,19 +15,20 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from adhere.artifacts._readers import open_rollout_dir
 from adhere.cli import main
 from adhere.errors import SpecError
 from adhere.judging._checkgen_categories import category_for_source
-from adhere.runner import execute, load_run_config, prepare
-from adhere.runner._checkgen import (
+from adhere.runner import execute, prepare
+from adhere.spec import load_run_config
+from adhere.suites.octobench import load_octobench
+from adhere.workflows._checkgen import (
     CheckgenSettings,
     InstanceOutcome,
     find_rollouts,
     generate_checklists,
     load_checklist_file,
 )
-from adhere.runner._results import open_rollout_dir
-from adhere.suites.octobench import load_octobench
 from tests.helpers import run_cli
 
 SYSTEM = (

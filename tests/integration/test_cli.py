@@ -125,7 +125,7 @@ def test_trajectory_show_prints_tagged_messages(tmp_path: Path, write_specs) -> 
 def test_proxy_command_records_calls_to_a_log_dir(tmp_path: Path) -> None:
     import httpx
 
-    from adhere.models.policy import PolicyServerConfig, ThreadedPolicyServer, load_scripts
+    from adhere.testing import PolicyServerConfig, ThreadedPolicyServer, load_scripts
 
     script = tmp_path / "hello.yaml"
     script.write_text("- text: hello there\n")

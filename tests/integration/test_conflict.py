@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from adhere.artifacts._readers import open_rollout_dir
 from adhere.metrics import followed
-from adhere.runner import execute, load_run_config, prepare
-from adhere.runner._results import collect, open_rollout_dir, report_for
+from adhere.report._results import collect, report_for
+from adhere.runner import execute, prepare
+from adhere.spec import load_run_config
 from tests.helpers import ROOT, run_cli
 
 SAMPLE = ROOT / "examples" / "octobench-conflict"

@@ -2,9 +2,7 @@
 
 import asyncio
 
-from adhere.runner._evidence import gather_evidence, set_ruff_executor
-from adhere.runner._scoring import decide_checks
-from adhere.spec import (
+from adhere.core import (
     ChatMessage,
     Check,
     Evidence,
@@ -15,6 +13,8 @@ from adhere.spec import (
     Trajectory,
     Verdict,
 )
+from adhere.scoring._evidence import gather_evidence, set_ruff_executor
+from adhere.scoring._score import decide_checks
 
 CODE = "def add(a, b):\n    return a + b\n"
 

@@ -7,8 +7,9 @@ differently written answers normalized and counted.
 
 from pathlib import Path
 
-from adhere.runner._results import report_for
-from adhere.store import RolloutStore, open_store
+from adhere.artifacts import RolloutStore
+from adhere.report._results import report_for
+from adhere.store import open_store
 from tests.helpers import ROOT, run_cli
 
 EXAMPLE = ROOT / "examples" / "guidebench"

@@ -4,8 +4,9 @@ the sandbox and the report (oracle vs noisy; tier variants; scalar perturbation)
 
 from pathlib import Path
 
-from adhere.runner._results import report_for
-from adhere.store import RolloutStore, open_store
+from adhere.artifacts import RolloutStore
+from adhere.report._results import report_for
+from adhere.store import open_store
 from tests.helpers import ROOT, run_cli
 
 EXAMPLE = ROOT / "examples" / "manyih"

@@ -3,9 +3,10 @@
 import asyncio
 from pathlib import Path
 
-from adhere.runner._evidence import gather_evidence
-from adhere.runner._scoring import decide_checks
-from adhere.spec import BenchmarkSpec, ChatMessage, Trajectory
+from adhere.core import ChatMessage, Trajectory
+from adhere.scoring._evidence import gather_evidence
+from adhere.scoring._score import decide_checks
+from adhere.spec import BenchmarkSpec
 from adhere.suites.manyih import ManyIHSuite
 from tests.helpers import ROOT
 

@@ -13,9 +13,9 @@ import time
 
 import pytest
 
-from adhere.runner._evidence import sandbox_evidence
+from adhere.core import ChatMessage, Evidence, Instance, SandboxRun, Trajectory
 from adhere.sandbox import Limits, run_asserts, run_many
-from adhere.spec import ChatMessage, Evidence, Instance, SandboxRun, Trajectory
+from adhere.scoring._evidence import sandbox_evidence
 from adhere.suites.manyih import CodingSample, ManyIHSuite, load_coding
 from tests.helpers import ROOT
 

@@ -8,11 +8,13 @@ import sys
 import time
 from pathlib import Path
 
-from adhere.models.policy import PolicyServer, PolicyServerConfig
-from adhere.runner import InstanceAnswerKey, execute, load_run_config, prepare
-from adhere.runner._results import collect, report_for
-from adhere.store import RolloutStore, open_store
+from adhere.artifacts import RolloutStore
+from adhere.report._results import collect, report_for
+from adhere.runner import execute, prepare
+from adhere.spec import load_run_config
+from adhere.store import open_store
 from adhere.suites import get_suite
+from adhere.testing import InstanceAnswerKey, PolicyServer, PolicyServerConfig
 from tests.helpers import ROOT, bench_yaml, model, rollout_yaml, run_cli
 
 
@@ -263,7 +265,7 @@ def test_serve_policy_command_is_a_test_double_serving_the_benchmark(tmp_path: P
         }
         reply = httpx.post(f"{url}/v1/chat/completions", json=body).json()
         text = reply["choices"][0]["message"]["content"]
-        from adhere.spec import ChatMessage, Trajectory
+        from adhere.core import ChatMessage, Trajectory
 
         trajectory = Trajectory(
             messages=[

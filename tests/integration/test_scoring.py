@@ -3,9 +3,11 @@
 import json
 from pathlib import Path
 
-from adhere.runner import execute, load_run_config, prepare
+from adhere.artifacts._readers import open_rollout_dir
+from adhere.report._results import report_for
+from adhere.runner import execute, prepare
 from adhere.runner._rescore import rescore
-from adhere.runner._results import open_rollout_dir, report_for
+from adhere.spec import load_run_config
 
 CHECKLIST = {
     "SP": {

@@ -7,9 +7,10 @@ the vibe-correlation analysis on the same run.
 import json
 from pathlib import Path
 
-from adhere.runner._results import report_for
+from adhere.artifacts import RolloutStore
+from adhere.report._results import report_for
 from adhere.spec import BenchmarkSpec
-from adhere.store import RolloutStore, open_store
+from adhere.store import open_store
 from adhere.suites import get_suite
 from tests.helpers import ROOT, run_cli
 

@@ -3,7 +3,7 @@ its mutation (the noisy double's broken answer) fails them."""
 
 import asyncio
 
-from adhere.runner._evidence import sandbox_evidence
+from adhere.scoring._evidence import sandbox_evidence
 from adhere.suites.vericode import break_solution, builtin_tasks
 from adhere.suites.vericode._suite import _sandbox
 

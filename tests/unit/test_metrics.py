@@ -1,16 +1,9 @@
 import pytest
 
 import adhere.metrics as metrics
-from adhere.metrics import (
-    ScoredTrial,
-    build_report,
-    group_rates,
-    rates,
-    render_html,
-    render_markdown,
-    score_trial,
-)
-from adhere.spec import Verdict
+from adhere.core import Verdict
+from adhere.metrics import ScoredTrial, group_rates, rates, score_trial
+from adhere.report import build_report, render_html, render_markdown
 
 
 def v(result: str, category: str | None = None, **details) -> Verdict:
@@ -107,7 +100,7 @@ def test_public_names() -> None:
 
 
 def test_scatter_and_bar_svgs() -> None:
-    from adhere.metrics._plot import bar_svg, scatter_svg
+    from adhere.report._plot import bar_svg, scatter_svg
 
     svg = scatter_svg({"a": (0.5, 0.25), "b": (1.0, 0.0)}, title="t", x_label="x", y_label="y")
     assert svg.startswith("<svg") and svg.count("<circle") == 2 and ">a</text>" in svg

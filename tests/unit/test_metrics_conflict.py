@@ -1,7 +1,8 @@
 import pytest
 
-from adhere.metrics import ConflictRun, conflict_tables, followed, side_checks
-from adhere.spec import Verdict
+from adhere.core import Verdict
+from adhere.metrics import ConflictRun, followed, side_checks
+from adhere.report import conflict_tables
 
 CONFLICT = {
     "scenario": "language",

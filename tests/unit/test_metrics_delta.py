@@ -2,9 +2,9 @@
 
 import pytest
 
+from adhere.core import Verdict
 from adhere.metrics import ScoredTrial
 from adhere.metrics._delta import PairedTrial, delta, group_deltas, signed_points, split_pair
-from adhere.spec import Verdict
 
 
 def trial(model, *results, instance="i"):

@@ -2,6 +2,7 @@
 
 import pytest
 
+from adhere.core import Verdict
 from adhere.metrics._rates import ScoredTrial, TrialScore
 from adhere.metrics._regression import (
     ALL_SOURCES,
@@ -13,7 +14,6 @@ from adhere.metrics._regression import (
     paired_trials,
     regression,
 )
-from adhere.spec import Verdict
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,8 @@
 import statistics
 
+from adhere.core import Verdict
 from adhere.metrics import ScoredTrial
-from adhere.runner._paper import paper_tables
-from adhere.spec import Verdict
+from adhere.report._paper import paper_tables
 
 
 def v(check: str, result: str, by: str = "verifier:x") -> Verdict:

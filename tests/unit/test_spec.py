@@ -2,9 +2,11 @@ from pathlib import Path
 
 import pytest
 
+import adhere.core as core
 import adhere.spec as spec
+from adhere.core import Trial
 from adhere.errors import SpecError
-from adhere.spec import Endpoint, Rollout, Trial, load_instances, load_resources
+from adhere.spec import Endpoint, Rollout, load_instances, load_resources
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -153,7 +155,9 @@ def test_instances_jsonl_errors_name_line_and_field(tmp_path: Path) -> None:
 
 def test_public_names() -> None:
     assert spec.__all__ == sorted(spec.__all__)
-    for name in ("Benchmark", "Rollout", "JudgePanel", "Instance", "Check", "Trial"):
+    for name in ("Benchmark", "Rollout", "JudgePanel", "load_resources", "load_instances"):
         assert name in spec.__all__
-    for name in ("Trajectory", "Verdict", "load_resources"):
-        assert name in spec.__all__
+    assert core.__all__ == sorted(core.__all__)
+    for name in ("Instance", "Check", "Trial", "Trajectory", "Verdict", "ChatMessage"):
+        assert name in core.__all__
+        assert name not in spec.__all__

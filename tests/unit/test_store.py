@@ -3,9 +3,10 @@ from pathlib import Path
 
 import pytest
 
+from adhere.artifacts import RolloutStore, safe_segment
+from adhere.core import Trajectory, Trial, TrialResult, Verdict
 from adhere.errors import SpecError, StoreError
-from adhere.spec import Trajectory, Trial, TrialResult, Verdict
-from adhere.store import FileStore, RolloutStore, open_store, safe_segment
+from adhere.store import FileStore, open_store
 
 
 def result(trial: Trial, status: str = "ok", attempt: int = 1) -> TrialResult:

@@ -22,3 +22,19 @@ Shared helpers: ``_replies`` (which assistant text a check looks at), ``_calls``
 calls and the role each plays), ``_shell`` (shell command parsing), ``_paths``
 (workspace-relative paths and globs), ``_langdetect`` (the language detector).
 """
+
+from adhere.judging.verifiers._ruff import (
+    Diagnostic,
+    RuffOptions,
+    check_files,
+    toml_setting,
+    write_files,
+)
+
+__all__ = [
+    "Diagnostic",
+    "RuffOptions",
+    "check_files",
+    "toml_setting",
+    "write_files",
+]

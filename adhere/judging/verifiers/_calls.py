@@ -35,7 +35,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from adhere.spec import Trajectory
+from adhere.core import Trajectory
 
 __all__ = [
     "COMMAND_KEYS",

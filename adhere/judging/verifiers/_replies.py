@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from adhere.spec import ChatMessage, Trajectory
+from adhere.core import ChatMessage, Trajectory
 
 __all__ = ["Reply", "Scope", "replies", "snippet", "strip_code", "turn_starts"]
 

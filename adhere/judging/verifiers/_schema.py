@@ -29,11 +29,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from adhere.core import Trajectory
 from adhere.judging._verify import Outcome, VerifierParams, VerifyContext, verifier
 from adhere.judging.verifiers._activity import describe
 from adhere.judging.verifiers._calls import Call, calls
 from adhere.judging.verifiers._replies import snippet, strip_code
-from adhere.spec import Trajectory
 
 __all__ = ["FABRICATED_RESULT", "ToolArgsValidParams", "schema_problems"]
 

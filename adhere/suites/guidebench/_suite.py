@@ -20,18 +20,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from adhere.core import Check, CheckKind, Instance, Source, Trajectory, Verdict, VerifierRef
 from adhere.errors import SpecError
 from adhere.metrics import ScoredTrial, Table
-from adhere.spec import (
-    BenchmarkSpec,
-    Check,
-    CheckKind,
-    Instance,
-    Source,
-    Trajectory,
-    Verdict,
-    VerifierRef,
-)
+from adhere.spec import BenchmarkSpec
 from adhere.suites._registry import WrongItem, suite
 from adhere.suites.guidebench._coupon_gen import CouponParams, generate_coupon_tasks
 from adhere.suites.guidebench._load import load_directory, load_file, parse_task

@@ -42,8 +42,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from adhere.errors import SpecError
-from adhere.spec import (
+from adhere.core import (
     Check,
     CheckKind,
     Evidence,
@@ -54,7 +53,8 @@ from adhere.spec import (
     Verdict,
     VerifierRef,
 )
-from adhere.spec._load import format_location
+from adhere.errors import SpecError
+from adhere.spec import format_location
 from adhere.suites.manyih._hierarchy import parse_tags
 
 __all__ = [

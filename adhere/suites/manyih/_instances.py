@@ -19,8 +19,8 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
+from adhere.core import Check, CheckKind, Instance, Source, VerifierRef
 from adhere.errors import SpecError
-from adhere.spec import Check, CheckKind, Instance, Source, VerifierRef
 from adhere.suites.manyih._code import parse_quietly
 from adhere.suites.manyih._hierarchy import META_PROMPTS, Interface, render_prompt
 from adhere.suites.manyih._hints import Hints, infer_hints

@@ -42,7 +42,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from adhere.errors import SpecError
-from adhere.spec._load import format_location
+from adhere.spec import format_location
 from adhere.suites.manyih._code import parse_quietly
 from adhere.suites.manyih._hierarchy import (
     Tagged,

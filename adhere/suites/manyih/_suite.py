@@ -31,17 +31,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from adhere.core import Evidence, EvidenceRequest, Instance, SandboxRun, Trajectory, Verdict
 from adhere.errors import SpecError
 from adhere.metrics import ScoredTrial, Table
-from adhere.spec import (
-    BenchmarkSpec,
-    Evidence,
-    EvidenceRequest,
-    Instance,
-    SandboxRun,
-    Trajectory,
-    Verdict,
-)
+from adhere.spec import BenchmarkSpec
 from adhere.suites._registry import WrongItem, suite
 from adhere.suites.manyih._checkers import check_style, check_styles
 from adhere.suites.manyih._code import Code

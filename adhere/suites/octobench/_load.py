@@ -31,9 +31,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from adhere.core import Check, CheckKind, Instance, Source, VerifierRef, Workspace
 from adhere.errors import SpecError
-from adhere.spec import Check, CheckKind, Instance, Source, VerifierRef, Workspace, iter_jsonl
-from adhere.spec._load import format_location
+from adhere.spec import format_location, iter_jsonl
 
 MAX_WORKSPACE_FILE = 1_000_000
 """Larger workspace files are skipped (with a note in the instance metadata)."""

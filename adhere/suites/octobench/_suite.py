@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from adhere.core import Instance, Trajectory, Verdict
 from adhere.errors import SpecError, UnknownConversation
 from adhere.judging import load_bindings, validate_checks
-from adhere.spec import BenchmarkSpec, Instance, Trajectory, Verdict
+from adhere.spec import BenchmarkSpec
 from adhere.suites._registry import WrongItem, suite
 from adhere.suites.octobench._load import load_octobench
 

@@ -8,19 +8,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from adhere.core import Check, CheckKind, Instance, Source, Trajectory, Verdict, VerifierRef
 from adhere.errors import SpecError
-from adhere.spec import (
-    BenchmarkSpec,
-    Check,
-    CheckKind,
-    Instance,
-    Source,
-    Trajectory,
-    Verdict,
-    VerifierRef,
-    iter_jsonl,
-)
-from adhere.spec._load import format_location
+from adhere.spec import BenchmarkSpec, format_location, iter_jsonl
 from adhere.suites._registry import WrongItem, suite
 from adhere.suites.pacific._generate import GeneratorParams, generate
 from adhere.suites.pacific._instructions import by_id

@@ -5,7 +5,7 @@ three custom checks, base tasks (written by this project; BigCodeBench- and
 LiveCodeBench-style loaders), the deterministic and LLM instruction selectors, the
 single-turn and multi-turn protocols, oracle rendering, and the metrics (pass@1,
 FR_k, IF_instruction, IF_task per k, category and position). Ruff and the unit tests
-run at the edge, as evidence (see :mod:`adhere.runner._ruff_batch`).
+run at the edge, as evidence (see :mod:`adhere.scoring._ruff_batch`).
 """
 
 from adhere.suites.vericode._catalog import CONFLICTS, INSTRUCTIONS, by_id, conflicts

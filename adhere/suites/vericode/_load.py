@@ -35,7 +35,7 @@ import yaml
 from pydantic import ValidationError
 
 from adhere.errors import SpecError
-from adhere.spec._load import format_location
+from adhere.spec import format_location
 from adhere.suites.vericode._task import Task, TaskTests, derive_tags, safe_id
 
 __all__ = ["TaskFormat", "builtin_tasks", "load_tasks", "parse_task"]

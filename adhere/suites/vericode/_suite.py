@@ -32,10 +32,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from adhere.errors import SpecError
-from adhere.metrics import ScoredTrial, Table
-from adhere.spec import (
-    BenchmarkSpec,
+from adhere.core import (
     ChatMessage,
     Check,
     CheckKind,
@@ -49,6 +46,9 @@ from adhere.spec import (
     Verdict,
     VerifierRef,
 )
+from adhere.errors import SpecError
+from adhere.metrics import ScoredTrial, Table
+from adhere.spec import BenchmarkSpec
 from adhere.suites._registry import WrongItem, suite
 from adhere.suites.vericode._catalog import by_id
 from adhere.suites.vericode._checks import CUSTOM_CHECKS, extract_code

@@ -8,9 +8,11 @@ verifiers must decide the side checks from what the proxy recorded.
 import asyncio
 from pathlib import Path
 
+from adhere.artifacts._readers import open_rollout_dir
 from adhere.metrics import followed
-from adhere.runner import execute, load_run_config, prepare
-from adhere.runner._results import collect, open_rollout_dir
+from adhere.report._results import collect
+from adhere.runner import execute, prepare
+from adhere.spec import load_run_config
 
 SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "octobench-conflict"
 SOURCE = {"sp": "SP", "user": "UserQuery", "doc": "AgentsMd"}

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from adhere.models.policy import PolicyServer, PolicyServerConfig
-from adhere.runner import execute, load_run_config, prepare
-from adhere.spec import Source, Trajectory
+from adhere.core import Source, Trajectory
+from adhere.runner import execute, prepare
+from adhere.spec import load_run_config
+from adhere.testing import PolicyServer, PolicyServerConfig
 
 SYSTEM_PROMPT = "You are the demo assistant of the adhere tests. Keep answers short."
 CLAUDE_MD = "# Claude rules\n\nAlways answer in English; this rule comes from CLAUDE.md."

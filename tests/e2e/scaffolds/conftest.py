@@ -2,7 +2,7 @@
 
 import pytest
 
-from adhere.models.policy import PolicyServer, PolicyServerConfig
+from adhere.testing import PolicyServer, PolicyServerConfig
 from tests.e2e.scaffolds.scaffold_support import Harness, Recorder, recording_registry
 
 

@@ -2,14 +2,10 @@
 
 from dataclasses import dataclass, field
 
-from adhere.models.policy import (
-    Conversation,
-    PolicyServer,
-    Reply,
-    default_registry,
-)
+from adhere.core import Check, Instance, Source
 from adhere.scaffolds import ProxyEndpoint, TrialContext
-from adhere.spec import Check, Instance, Source
+from adhere.testing import PolicyServer, default_registry
+from adhere.wire import Conversation, Reply
 
 NOTES = "secret contents 42\nsecond line\n"
 

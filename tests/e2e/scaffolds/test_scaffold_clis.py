@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from adhere.models.policy import ScriptedCall, ScriptStep
 from adhere.scaffolds import get_scaffold
+from adhere.testing import ScriptedCall, ScriptStep
 from tests.e2e.scaffolds.scaffold_support import NOTES, make_context
 
 pytestmark = pytest.mark.slow

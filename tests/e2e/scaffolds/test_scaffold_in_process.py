@@ -5,8 +5,8 @@ import dataclasses
 import pytest
 
 from adhere.errors import SpecError
-from adhere.models.policy import ScriptedCall, ScriptStep
 from adhere.scaffolds import get_scaffold
+from adhere.testing import ScriptedCall, ScriptStep
 from tests.e2e.scaffolds.scaffold_support import NOTES, make_context
 
 CHAT_SCRIPT = [ScriptStep(text="First reply."), ScriptStep(text="Second reply.")]

@@ -16,7 +16,8 @@ import math
 from collections import defaultdict
 from pathlib import Path
 
-from adhere.runner import execute, load_run_config, prepare
+from adhere.runner import execute, prepare
+from adhere.spec import load_run_config
 
 INSTANCES = 8
 FAST = "limits: {maxRetries: 2, backoffBaseSeconds: 0.01, backoffMaxSeconds: 0.02}"

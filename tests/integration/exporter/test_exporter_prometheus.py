@@ -22,7 +22,7 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from adhere.exporter import ExporterSettings, StoreCollector, start_metrics_server
-from adhere.runner._compare import compare_stores, open_run
+from adhere.report._compare import compare_stores, open_run
 from tests.helpers import ROOT, run_cli
 from tests.integration.exporter.exporter_rollouts import (
     PRICES,

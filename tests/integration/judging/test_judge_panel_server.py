@@ -10,17 +10,18 @@ from pathlib import Path
 
 import pytest
 
+from adhere.core._chat import ChatMessage
+from adhere.core._types import Check, CheckKind, Source, Trajectory, VerifierRef
 from adhere.judging._agreement import panel_agreement, verdict_labels
 from adhere.judging._cache import MemoryVerdictCache
 from adhere.judging._judge import judge_trial
 from adhere.judging._panel import PanelJudge, run_panel
 from adhere.judging._panel_scores import judge_trials, panel_scores
 from adhere.judging._prompt import read_checklist
-from adhere.models import ChatRequest, open_client
-from adhere.models.policy import PolicyServer, PolicyServerConfig
-from adhere.spec._chat import ChatMessage
-from adhere.spec._core import Check, CheckKind, Source, Trajectory, VerifierRef
+from adhere.models import open_client
 from adhere.spec._endpoint import Endpoint, Limits
+from adhere.testing import PolicyServer, PolicyServerConfig
+from adhere.wire import ChatRequest
 
 FIXTURE = Path(__file__).parent / "fixtures" / "claude_code_trajectory.json"
 FAST = Limits(concurrency=4, max_retries=2, timeout_seconds=10, backoff_base_seconds=0.01)

@@ -3,14 +3,9 @@
 import pytest
 
 from adhere.errors import UnknownConversation
-from adhere.models.policy import (
-    PolicyServer,
-    PolicyServerConfig,
-    Reply,
-    ScriptedCall,
-    ScriptStep,
-)
 from adhere.spec._endpoint import Endpoint, Limits, SecretSource
+from adhere.testing import PolicyServer, PolicyServerConfig, ScriptedCall, ScriptStep
+from adhere.wire import Reply
 
 
 class StubAnswerKey:

@@ -2,8 +2,9 @@ from datetime import datetime
 
 import pytest
 
-from adhere.models import AnthropicClient, ChatRequest, OpenAIClient, open_client
-from adhere.spec._chat import ChatMessage, ToolSpec, Usage
+from adhere.core._chat import ChatMessage, ToolSpec, Usage
+from adhere.models import AnthropicClient, OpenAIClient, open_client
+from adhere.wire import ChatRequest
 
 APIS = ["openai", "anthropic"]
 TOOLS = (

@@ -3,9 +3,10 @@ import time
 
 import pytest
 
-from adhere.models import ChatRequest, EndpointLimiter, open_client, shared_limiter
-from adhere.spec._chat import ChatMessage
+from adhere.core._chat import ChatMessage
+from adhere.models import EndpointLimiter, open_client, shared_limiter
 from adhere.spec._endpoint import Limits
+from adhere.wire import ChatRequest
 
 
 def requests(count):

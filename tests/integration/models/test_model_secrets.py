@@ -5,10 +5,11 @@ import logging
 import pytest
 from aiohttp import web
 
+from adhere.core._chat import ChatMessage
 from adhere.errors import ModelCallError
-from adhere.models import ChatRequest, open_client
-from adhere.spec._chat import ChatMessage
+from adhere.models import open_client
 from adhere.spec._endpoint import Limits
+from adhere.wire import ChatRequest
 
 KEY = "sk-test-9f8e7d6c5b4a-SECRET"
 REQUEST = ChatRequest(messages=(ChatMessage(role="user", content="hi"),))

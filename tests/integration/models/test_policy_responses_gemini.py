@@ -6,8 +6,9 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from adhere.models.policy import Conversation, DictReplaySource, Reply
-from adhere.spec._chat import ChatMessage, ToolCall
+from adhere.core._chat import ChatMessage, ToolCall
+from adhere.testing import DictReplaySource
+from adhere.wire import Conversation, Reply
 
 CUSTOM_TOOL = {"type": "custom", "name": "apply_patch", "format": {"type": "grammar"}}
 

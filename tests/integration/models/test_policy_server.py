@@ -3,17 +3,16 @@ import json
 import httpx
 import pytest
 
+from adhere.core._chat import ChatMessage, ToolCall
 from adhere.errors import ModelCallError
-from adhere.models import ChatRequest, open_client
-from adhere.models.policy import (
-    Conversation,
+from adhere.models import open_client
+from adhere.testing import (
     DictReplaySource,
     PolicyServerConfig,
-    Reply,
     ThreadedPolicyServer,
     default_registry,
 )
-from adhere.spec._chat import ChatMessage, ToolCall
+from adhere.wire import ChatRequest, Conversation, Reply
 
 QUESTION = "What is 2+2 and the capital of France?"
 

@@ -4,7 +4,7 @@ import asyncio
 
 import httpx
 
-from adhere.models.policy import PolicyServer, PolicyServerConfig, ScriptStep
+from adhere.testing import PolicyServer, PolicyServerConfig, ScriptStep
 
 
 async def test_requests_over_the_limit_get_429_with_retry_after() -> None:

@@ -5,11 +5,11 @@ import socket
 import pytest
 from aiohttp import web
 
-from adhere.models.policy import PolicyServer, PolicyServerConfig, ScriptedCall, ScriptStep
 from adhere.observe._proxy import RecordingProxy
 from adhere.observe._proxy_config import ProxyConfig, Upstream
 from adhere.observe._proxy_sinks import MemorySink
 from adhere.spec._endpoint import Endpoint, Limits, SecretSource
+from adhere.testing import PolicyServer, PolicyServerConfig, ScriptedCall, ScriptStep
 
 SCRIPTS = {
     "hello": [ScriptStep(text="Hello there! How can I help you today?")],

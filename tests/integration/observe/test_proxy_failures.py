@@ -8,10 +8,11 @@ import httpx
 import pytest
 from aiohttp import web
 
+from adhere.core._chat import ChatMessage
 from adhere.errors import ModelCallError
-from adhere.models import ChatRequest, open_client
+from adhere.models import open_client
 from adhere.observe._proxy_config import Upstream
-from adhere.spec._chat import ChatMessage
+from adhere.wire import ChatRequest
 
 HI = ChatRequest(messages=(ChatMessage(role="user", content="hi"),))
 

@@ -7,9 +7,10 @@ from datetime import datetime
 import httpx
 import pytest
 
-from adhere.models import ChatRequest, open_client
+from adhere.core._chat import ChatMessage, ToolSpec
+from adhere.models import open_client
 from adhere.observe._proxy_config import Upstream
-from adhere.spec._chat import ChatMessage, ToolSpec
+from adhere.wire import ChatRequest
 
 APIS = ["openai", "anthropic"]
 RECORDED_API = {"openai": "openai-chat", "anthropic": "anthropic"}

@@ -6,10 +6,11 @@ import logging
 import httpx
 from aiohttp import web
 
-from adhere.models import ChatRequest, open_client
-from adhere.models.policy import ScriptStep
+from adhere.core._chat import ChatMessage
+from adhere.models import open_client
 from adhere.observe._proxy_config import Upstream
-from adhere.spec._chat import ChatMessage
+from adhere.testing import ScriptStep
+from adhere.wire import ChatRequest
 
 UPSTREAM_KEY = "sk-ant-api03-Upstream0Key1For2The3Policy4Server"
 GEMINI_KEY = "AIzaSyUpstreamGeminiKey0123456789abcdEF"

@@ -10,12 +10,13 @@ from pathlib import Path
 
 import httpx
 
-from adhere.models import ChatRequest, open_client
-from adhere.models.policy import PolicyServerConfig, ScriptStep, ThreadedPolicyServer
+from adhere.core._chat import ChatMessage
+from adhere.models import open_client
 from adhere.observe._proxy import serve_proxy
 from adhere.observe._proxy_config import ProxyConfig, Upstream
 from adhere.observe._proxy_sinks import JsonlDirSink
-from adhere.spec._chat import ChatMessage
+from adhere.testing import PolicyServerConfig, ScriptStep, ThreadedPolicyServer
+from adhere.wire import ChatRequest
 
 ROOT = Path(__file__).resolve().parents[3]
 SCRIPTS = {"hello": [ScriptStep(text="Hello!")]}

@@ -13,11 +13,10 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from adhere.artifacts import RolloutStore
 from adhere.observe import JsonlDirSink, ProxyConfig, RecordingProxy, Upstream
-from adhere.runner import RunConfig
 from adhere.runner._trial import prepare_rollout, run_stored_trial
-from adhere.spec import Benchmark, Rollout
-from adhere.store import RolloutStore
+from adhere.spec import Benchmark, Rollout, RunConfig
 from tests.helpers import ROOT
 
 NS = "research"

@@ -14,10 +14,9 @@ from typing import Any
 import pytest
 from kmock import KubernetesEmulator
 
-from adhere.models.policy import PolicyServer, PolicyServerConfig
-from adhere.runner import InstanceAnswerKey
 from adhere.runner._trial import open_rollout_uri, run_stored_trial
 from adhere.suites import get_suite
+from adhere.testing import InstanceAnswerKey, PolicyServer, PolicyServerConfig
 from tests.integration.operator._operator_parts import (
     KEY,
     NS,

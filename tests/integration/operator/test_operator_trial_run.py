@@ -10,10 +10,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from adhere.cli import main
-from adhere.models.policy import PolicyServer, PolicyServerConfig
-from adhere.runner import InstanceAnswerKey
 from adhere.runner._trial import run_stored_trial
 from adhere.suites import get_suite
+from adhere.testing import InstanceAnswerKey, PolicyServer, PolicyServerConfig
 from tests.helpers import run_cli
 from tests.integration.operator._operator_parts import (
     KEY,

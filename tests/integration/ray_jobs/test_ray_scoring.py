@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from adhere.models.policy import PolicyServer, PolicyServerConfig
+from adhere.artifacts import StoreVerdictCache
+from adhere.artifacts._readers import open_rollout_dir
+from adhere.artifacts._telemetry import read_judge_calls
 from adhere.ray_jobs import limiter_name, ray_scorer, score_rollout_on_ray
-from adhere.runner import execute, load_run_config, prepare
+from adhere.runner import execute, prepare
 from adhere.runner._rescore import rescore
-from adhere.runner._results import open_rollout_dir
 from adhere.runner._run import judge_endpoints
-from adhere.runner._telemetry import read_judge_calls
-from adhere.spec import JudgePanel, load_resources
-from adhere.store import StoreVerdictCache
+from adhere.spec import JudgePanel, load_resources, load_run_config
 from adhere.suites import get_suite
+from adhere.testing import PolicyServer, PolicyServerConfig
 
 SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "octobench-sample"
 

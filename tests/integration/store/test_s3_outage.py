@@ -15,10 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from adhere.artifacts import RolloutStore
+from adhere.core import Trajectory, Trial, TrialResult, Verdict
 from adhere.errors import StoreUnavailable
-from adhere.runner import execute, load_run_config, prepare
-from adhere.spec import Trajectory, Trial, TrialResult, Verdict
-from adhere.store import RolloutStore, S3Store, Store, open_store
+from adhere.runner import execute, prepare
+from adhere.spec import load_run_config
+from adhere.store import S3Store, Store, open_store
 from tests.helpers import bench_yaml, model, rollout_yaml
 from tests.integration.store._s3_parts import FAST, PLANTED_SECRET, MotoS3
 

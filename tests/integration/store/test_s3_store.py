@@ -10,8 +10,9 @@ import boto3
 import pytest
 from botocore.exceptions import EndpointConnectionError, ReadTimeoutError
 
+from adhere.artifacts import RolloutStore
 from adhere.errors import SpecError, StoreError, StoreUnavailable
-from adhere.store import RolloutStore, S3Store, open_store
+from adhere.store import S3Store, open_store
 from tests.integration.store._s3_parts import (
     BUCKET,
     FAST,

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import pytest
 
+from adhere.artifacts import RolloutStore, StoreVerdictCache
+from adhere.core import Check, Instance, Trajectory, Trial, TrialResult, Verdict
 from adhere.errors import StoreError
-from adhere.spec import Check, Instance, Trajectory, Trial, TrialResult, Verdict
-from adhere.store import RolloutStore, Store, StoreVerdictCache
+from adhere.store import Store
 
 
 def result(trial: Trial, status: str = "ok", attempt: int = 1) -> TrialResult:

@@ -2,8 +2,9 @@
 
 from pathlib import Path
 
-from adhere.spec import Check, Instance, Trial, TrialResult, Verdict
-from adhere.store import FileStore, RolloutStore, Store
+from adhere.artifacts import RolloutStore
+from adhere.core import Check, Instance, Trial, TrialResult, Verdict
+from adhere.store import FileStore, Store
 
 CHECKS = [
     Check(id="sp", source="SP", kind="compliance", description="d"),

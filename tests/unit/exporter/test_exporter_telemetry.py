@@ -2,17 +2,14 @@
 
 from pathlib import Path
 
+from adhere.artifacts import RolloutStore
+from adhere.artifacts._telemetry import append_judge_calls, read_judge_calls, read_progress
+from adhere.core import ChatMessage, Trial, TrialResult, Usage
 from adhere.judging import JudgeCall
 from adhere.models import ChatResponse
-from adhere.runner._telemetry import (
-    StoreProgress,
-    append_judge_calls,
-    judge_call_record,
-    read_judge_calls,
-    read_progress,
-)
-from adhere.spec import ChatMessage, Trial, TrialResult, Usage
-from adhere.store import FileStore, RolloutStore
+from adhere.runner._progress import StoreProgress
+from adhere.scoring._judge_calls import judge_call_record
+from adhere.store import FileStore
 
 CALL = JudgeCall(id="judge-1", system="s", user="u", max_tokens=10, judge="a", model="m1")
 

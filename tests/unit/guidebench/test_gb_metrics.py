@@ -2,8 +2,8 @@
 
 import pytest
 
+from adhere.core import Verdict
 from adhere.metrics import ScoredTrial
-from adhere.spec import Verdict
 from adhere.suites.guidebench import Answer, macro_prf, report_tables, score
 from adhere.suites.guidebench._metrics import VERIFIER, overall
 

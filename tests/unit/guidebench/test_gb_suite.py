@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 
 import adhere.suites.guidebench as guidebench
+from adhere.core import ChatMessage, Trajectory
 from adhere.errors import SpecError
-from adhere.spec import BenchmarkSpec, ChatMessage, Trajectory
+from adhere.spec import BenchmarkSpec
 from adhere.suites import get_suite, suite_names
 from adhere.suites.guidebench import GuideBenchSuite
 

@@ -2,6 +2,7 @@ import json
 
 import pytest
 
+from adhere.core._types import Trial, Verdict
 from adhere.errors import SpecError
 from adhere.judging._agreement import (
     cohen_kappa,
@@ -16,7 +17,6 @@ from adhere.judging._agreement_human import (
     resolve_human_labels,
 )
 from adhere.judging._agreement_ranks import kendall_tau, rank, rank_stability
-from adhere.spec._core import Trial, Verdict
 
 
 def from_table(table):

@@ -1,8 +1,8 @@
 import pytest
 
+from adhere.core._chat import ChatMessage
+from adhere.core._types import Check, CheckKind, Source, SourceSpan, Trajectory, Verdict
 from adhere.judging._cache import MemoryVerdictCache, cache_key, trajectory_digest
-from adhere.spec._chat import ChatMessage
-from adhere.spec._core import Check, CheckKind, Source, SourceSpan, Trajectory, Verdict
 
 CHECK = Check(id="c1", source=Source.AGENTS_MD, description="Runs the tests.")
 TRAJ = Trajectory(

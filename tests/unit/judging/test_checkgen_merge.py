@@ -2,6 +2,7 @@
 
 import pytest
 
+from adhere.core import CheckKind
 from adhere.judging import (
     DEFAULT_SIMILARITY,
     ProposedCheck,
@@ -10,7 +11,6 @@ from adhere.judging import (
 )
 from adhere.judging._checkgen_categories import canonical_category
 from adhere.judging._checkgen_merge import harmonize_description, normalize, similarity
-from adhere.spec import CheckKind
 
 C, T, IMPL, M = (
     CheckKind.COMPLIANCE,

@@ -2,6 +2,7 @@
 
 import pytest
 
+from adhere.core import SYSTEM_INDEX, ChatMessage, Source, SourceSpan, Trajectory
 from adhere.errors import UnknownConversation
 from adhere.judging import ReferenceRollout, generate_checklist, parse_checkgen_reply
 from adhere.judging._checkgen_merge import normalize
@@ -12,15 +13,9 @@ from adhere.judging._checkgen_prompt import (
     render_checkgen_user,
     render_turns,
 )
-from adhere.models.policy import (
-    Conversation,
-    ModelStringError,
-    PolicyContext,
-    default_registry,
-    parse_model_string,
-)
-from adhere.models.policy._checkgen_policy import sentences
-from adhere.spec import SYSTEM_INDEX, ChatMessage, Source, SourceSpan, Trajectory
+from adhere.testing import ModelStringError, PolicyContext, default_registry, parse_model_string
+from adhere.testing._checkgen_policy import sentences
+from adhere.wire import Conversation
 
 SYSTEM = (
     "You are a helpful agent. Never use emoji. Always answer in English.\n"

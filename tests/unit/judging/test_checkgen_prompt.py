@@ -2,16 +2,7 @@
 
 import pytest
 
-from adhere.judging._checkgen_prompt import (
-    BEGIN_INSTRUCTIONS,
-    InstructionBlock,
-    instruction_blocks,
-    read_instruction_blocks,
-    read_turns,
-    render_checkgen_user,
-    render_turns,
-)
-from adhere.spec import (
+from adhere.core import (
     SYSTEM_INDEX,
     TOOLS_INDEX,
     ChatMessage,
@@ -20,6 +11,15 @@ from adhere.spec import (
     ToolCall,
     ToolSpec,
     Trajectory,
+)
+from adhere.judging._checkgen_prompt import (
+    BEGIN_INSTRUCTIONS,
+    InstructionBlock,
+    instruction_blocks,
+    read_instruction_blocks,
+    read_turns,
+    render_checkgen_user,
+    render_turns,
 )
 
 CLAUDE = "- Run pytest after every change.\n----- not a header -----\n===== nor this ====="

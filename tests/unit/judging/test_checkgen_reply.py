@@ -4,10 +4,10 @@ import json
 
 import pytest
 
+from adhere.core import ChatMessage, CheckKind, Source, SourceSpan, Trajectory
 from adhere.errors import ModelReplyError
 from adhere.judging import ReferenceRollout, parse_checkgen_reply, propose_checks
 from adhere.judging._checkgen_prompt import CHECKGEN_SYSTEM
-from adhere.spec import ChatMessage, CheckKind, Source, SourceSpan, Trajectory
 
 GOOD = {
     "checks": [

@@ -3,8 +3,8 @@
 import pytest
 import yaml
 
+from adhere.core import CheckKind
 from adhere.judging import ProposedCheck, RolloutProposals, merge_proposals, render_checklist_yaml
-from adhere.spec import CheckKind
 
 
 def checklist(**kwargs):

@@ -2,6 +2,7 @@
 
 import pytest
 
+from adhere.core import Check, Instance, Source, Verdict
 from adhere.judging._feedback import (
     FEEDBACK_INTRO,
     FeedbackItem,
@@ -11,7 +12,6 @@ from adhere.judging._feedback import (
     render_feedback,
     strip_feedback,
 )
-from adhere.spec import Check, Instance, Source, Verdict
 
 
 def instance(turns=("Edit utils.py.",)) -> Instance:

@@ -4,19 +4,14 @@ import json
 
 import pytest
 
+from adhere.core._chat import ChatMessage
+from adhere.core._types import Trajectory
 from adhere.errors import UnknownConversation
 from adhere.judging._judge_reply import parse_reply
 from adhere.judging._prompt import JUDGE_SYSTEM, PromptItem, render_user
 from adhere.judging._prompt_transcript import render_transcript
-from adhere.models.policy import (
-    Conversation,
-    ModelStringError,
-    PolicyContext,
-    default_registry,
-    parse_model_string,
-)
-from adhere.spec._chat import ChatMessage
-from adhere.spec._core import Trajectory
+from adhere.testing import ModelStringError, PolicyContext, default_registry, parse_model_string
+from adhere.wire import Conversation
 
 TRAJ = Trajectory(
     messages=[

@@ -2,6 +2,16 @@ import json
 
 import pytest
 
+from adhere.core._chat import ChatMessage, ToolCall, ToolSpec
+from adhere.core._types import (
+    SYSTEM_INDEX,
+    TOOLS_INDEX,
+    Check,
+    CheckKind,
+    Source,
+    SourceSpan,
+    Trajectory,
+)
 from adhere.judging._prompt import (
     BEGIN_CHECKLIST,
     JUDGE_SYSTEM,
@@ -17,16 +27,6 @@ from adhere.judging._prompt_transcript import (
     render_transcript,
     tag_text,
     trim,
-)
-from adhere.spec._chat import ChatMessage, ToolCall, ToolSpec
-from adhere.spec._core import (
-    SYSTEM_INDEX,
-    TOOLS_INDEX,
-    Check,
-    CheckKind,
-    Source,
-    SourceSpan,
-    Trajectory,
 )
 
 SYSTEM = "You are a coding agent. Never use emoji."

@@ -3,12 +3,12 @@ from collections import Counter
 
 import pytest
 
+from adhere.core._chat import ChatMessage, ToolCall
+from adhere.core._types import Check, Source, Trajectory, VerifierRef
 from adhere.judging._cache import MemoryVerdictCache
 from adhere.judging._judge import judge_trial
 from adhere.judging._judge_batches import items_per_call, plan_batches, prompt_tokens
 from adhere.judging._prompt import JUDGE_SYSTEM, PromptItem, read_checklist
-from adhere.spec._chat import ChatMessage, ToolCall
-from adhere.spec._core import Check, Source, Trajectory, VerifierRef
 
 SOURCES = [Source.SYSTEM_PROMPT, Source.AGENTS_MD, Source.USER_QUERY, Source.TOOL_SCHEMA]
 

@@ -2,6 +2,7 @@ import json
 
 import pytest
 
+from adhere.core._types import Check, Source, Trajectory, Verdict, VerifierRef
 from adhere.judging._judge_call import JudgeCall
 from adhere.judging._panel import (
     MAJORITY_JUDGE,
@@ -18,7 +19,6 @@ from adhere.judging._panel_scores import (
 )
 from adhere.judging._prompt import read_checklist
 from adhere.metrics._rates import ScoredTrial
-from adhere.spec._core import Check, Source, Trajectory, Verdict, VerifierRef
 from adhere.spec._resources import JudgePanelSpec
 
 

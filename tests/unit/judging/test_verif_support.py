@@ -10,9 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from adhere.judging._verify import VerifyContext
-from adhere.judging._verify_run import run_check
-from adhere.spec import (
+from adhere.core import (
     ChatMessage,
     Check,
     Instance,
@@ -22,6 +20,8 @@ from adhere.spec import (
     Verdict,
     VerifierRef,
 )
+from adhere.judging._verify import VerifyContext
+from adhere.judging._verify_run import run_check
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ROOT = "/root/.cache/adhere/work/59aad89a31a8ebec6b23/work"

@@ -1,9 +1,9 @@
 import pytest
 
+from adhere.core import ToolSpec
 from adhere.judging.verifiers._calls import role_of
 from adhere.judging.verifiers._commands import is_test_command
 from adhere.judging.verifiers._shell import file_effects, parse_command
-from adhere.spec import ToolSpec
 from tests.unit.judging.test_verif_support import (
     CODEX_TOOLS,
     KILO_TOOLS,

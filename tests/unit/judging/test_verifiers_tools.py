@@ -1,5 +1,5 @@
+from adhere.core import ChatMessage, ToolCall, ToolSpec
 from adhere.judging.verifiers._paths import PathResolver
-from adhere.spec import ChatMessage, ToolCall, ToolSpec
 from tests.unit.judging.test_verif_support import (
     CODEX_TOOLS,
     KILO_TOOLS,

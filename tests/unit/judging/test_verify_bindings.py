@@ -2,9 +2,9 @@ import textwrap
 
 import pytest
 
+from adhere.core import Check, VerifierRef
 from adhere.errors import SpecError
 from adhere.judging._verify_bindings import load_bindings, parse_bindings
-from adhere.spec import Check, VerifierRef
 from tests.unit.judging.test_verif_support import instance
 
 

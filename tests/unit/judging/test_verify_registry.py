@@ -5,6 +5,7 @@ import textwrap
 import pytest
 from pydantic import BaseModel
 
+from adhere.core import Check, Verdict, VerifierRef
 from adhere.errors import SpecError
 from adhere.judging import _verify
 from adhere.judging._verify import (
@@ -16,7 +17,6 @@ from adhere.judging._verify import (
     verifier_names,
 )
 from adhere.judging._verify_run import needs_judge, run_check, run_checks, validate_checks
-from adhere.spec import Check, Verdict, VerifierRef
 from tests.unit.judging.test_verif_support import check, ctx, instance, say, traj
 
 BUILTIN = {

@@ -4,9 +4,10 @@ from pathlib import Path
 
 import pytest
 
+from adhere.core import ChatMessage, Evidence, Instance, SandboxRun, Trajectory
 from adhere.errors import SpecError
 from adhere.metrics import ScoredTrial
-from adhere.spec import BenchmarkSpec, ChatMessage, Evidence, Instance, SandboxRun, Trajectory
+from adhere.spec import BenchmarkSpec
 from adhere.suites import get_suite
 from adhere.suites.manyih import (
     META_PROMPTS,
@@ -147,7 +148,7 @@ def test_metric_names_and_breakdowns() -> None:
 
 
 def scored(model: str, tiers: int, tests: str, styles: list[str], status: str = "ok"):
-    from adhere.spec import Verdict
+    from adhere.core import Verdict
 
     verdicts = [Verdict(check_id="tests", result=tests, decided_by="t")]  # type: ignore[arg-type]
     verdicts += [

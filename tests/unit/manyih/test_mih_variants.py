@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from adhere.core import Verdict
 from adhere.metrics import ScoredTrial
-from adhere.spec import Verdict
 from adhere.suites.manyih import (
     TIER_CONFLICTS,
     CodingSample,

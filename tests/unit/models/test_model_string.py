@@ -1,18 +1,18 @@
 import pytest
 
 from adhere.errors import SpecError
-from adhere.models.policy import (
+from adhere.testing import (
     Faults,
     ModelStringError,
     PolicyContext,
     PolicyNotFound,
     PolicyOptions,
     PolicyRegistry,
-    Reply,
     default_registry,
     parse_model_string,
 )
-from adhere.models.policy._scripts import ScriptStep
+from adhere.testing._scripts import ScriptStep
+from adhere.wire import Reply
 
 
 def test_bare_name():

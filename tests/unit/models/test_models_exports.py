@@ -1,5 +1,5 @@
 import adhere.models
-import adhere.models.policy
+import adhere.testing
 
 
 def test_client_package_exports():
@@ -22,11 +22,12 @@ def test_client_package_exports():
 
 
 def test_policy_package_exports():
-    assert adhere.models.policy.__all__ == [
+    assert adhere.testing.__all__ == [
         "AnswerKey",
         "Conversation",
         "DictReplaySource",
         "Faults",
+        "InstanceAnswerKey",
         "ModelString",
         "ModelStringError",
         "Policy",
@@ -37,6 +38,8 @@ def test_policy_package_exports():
         "PolicyRegistry",
         "PolicyServer",
         "PolicyServerConfig",
+        "RecordedRun",
+        "RecordedRuns",
         "ReplaySource",
         "Reply",
         "ScriptStep",
@@ -48,16 +51,17 @@ def test_policy_package_exports():
         "load_scripts",
         "parse_model_string",
         "parse_script",
+        "serve",
         "unit_hash",
     ]
 
 
 def test_every_export_resolves():
-    for package in (adhere.models, adhere.models.policy):
+    for package in (adhere.models, adhere.testing):
         for name in package.__all__:
             assert getattr(package, name) is not None
 
 
 def test_policy_package_says_it_is_a_test_double():
-    assert "TEST DOUBLE" in (adhere.models.policy.__doc__ or "")
-    assert "test double" in (adhere.models.policy.PolicyServer.__doc__ or "")
+    assert "TEST DOUBLE" in (adhere.testing.__doc__ or "")
+    assert "test double" in (adhere.testing.PolicyServer.__doc__ or "")

@@ -2,20 +2,19 @@ import random
 
 import pytest
 
+from adhere.core._chat import ChatMessage, ToolCall
 from adhere.errors import UnknownConversation
-from adhere.models.policy import (
-    Conversation,
+from adhere.testing import (
     DictReplaySource,
     PolicyContext,
-    Reply,
     ScriptedCall,
     ScriptStep,
     default_registry,
     parse_model_string,
 )
-from adhere.models.policy._builtin import GARBLED_REPLIES
-from adhere.models.policy._scripts import END_OF_SCRIPT
-from adhere.spec._chat import ChatMessage, ToolCall
+from adhere.testing._builtin import GARBLED_REPLIES
+from adhere.testing._scripts import END_OF_SCRIPT
+from adhere.wire import Conversation, Reply
 
 
 class WrongSetKey:

@@ -5,16 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from adhere.models.policy import (
-    Conversation,
-    ModelStringError,
-    PolicyContext,
-    default_registry,
-    parse_model_string,
-)
-from adhere.models.policy._agent import EDIT_LINE, FORBIDDEN_COMMAND, UNREAD
-from adhere.models.policy._agent_text import EMOJI
-from adhere.spec._chat import ChatMessage, ToolSpec
+from adhere.core._chat import ChatMessage, ToolSpec
+from adhere.testing import ModelStringError, PolicyContext, default_registry, parse_model_string
+from adhere.testing._agent import EDIT_LINE, FORBIDDEN_COMMAND, UNREAD
+from adhere.testing._agent_text import EMOJI
+from adhere.wire import Conversation
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CLIS = ["claude-code", "codex", "codex-unknown-model", "droid", "gemini-cli", "kilo", "qwen-code"]

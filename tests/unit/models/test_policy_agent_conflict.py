@@ -2,17 +2,17 @@
 
 import pytest
 
-from adhere.models.policy import ModelStringError
-from adhere.models.policy._agent import FORBIDDEN_COMMAND
-from adhere.models.policy._agent_conflict import (
+from adhere.core._chat import ChatMessage
+from adhere.testing import ModelStringError
+from adhere.testing._agent import FORBIDDEN_COMMAND
+from adhere.testing._agent_conflict import (
     Directives,
     find_directives,
     parse_follow,
     source_texts,
 )
-from adhere.models.policy._agent_text import EMOJI
-from adhere.models.policy._types import Conversation
-from adhere.spec._chat import ChatMessage
+from adhere.testing._agent_text import EMOJI
+from adhere.testing._types import Conversation
 from tests.unit.models.test_policy_agent import drive, load
 
 DOC_REMINDER = (

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from adhere.models.policy import Conversation
-from adhere.models.policy._agent_context import (
+from adhere.core._chat import ChatMessage, ToolCall, ToolSpec
+from adhere.testing._agent_context import (
     current_turn,
     file_lines,
     mentioned_file,
@@ -14,8 +14,8 @@ from adhere.models.policy._agent_context import (
     strip_wrappers,
     working_directory,
 )
-from adhere.models.policy._agent_skills import choose_skill, listed_skills, skill_file
-from adhere.spec._chat import ChatMessage, ToolCall, ToolSpec
+from adhere.testing._agent_skills import choose_skill, listed_skills, skill_file
+from adhere.wire import Conversation
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -2,13 +2,14 @@
 
 import pytest
 
+from adhere.core import Source
+from adhere.core._chat import ChatMessage, ToolSpec
 from adhere.judging._feedback import FeedbackItem, render_feedback
-from adhere.models.policy import Conversation, PolicyContext, default_registry, parse_model_string
-from adhere.models.policy._agent import FORBIDDEN_COMMAND
-from adhere.models.policy._agent_feedback import named_violations
-from adhere.models.policy._agent_text import EMOJI
-from adhere.spec import Source
-from adhere.spec._chat import ChatMessage, ToolSpec
+from adhere.testing import PolicyContext, default_registry, parse_model_string
+from adhere.testing._agent import FORBIDDEN_COMMAND
+from adhere.testing._agent_feedback import named_violations
+from adhere.testing._agent_text import EMOJI
+from adhere.wire import Conversation
 
 TOOLS = (
     ToolSpec(name="Read", parameters={"type": "object", "properties": {"file_path": {}}}),

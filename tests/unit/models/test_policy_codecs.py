@@ -2,14 +2,14 @@
 
 import pytest
 
-from adhere.models._wirejson import WireFormatError
-from adhere.models.policy._anthropic_api import AnthropicCodec
-from adhere.models.policy._codec import Target
-from adhere.models.policy._gemini_api import GeminiCodec
-from adhere.models.policy._responses_api import ResponsesCodec
-from adhere.models.policy._routing import resolve
-from adhere.models.policy._types import FREEFORM_KEY
-from adhere.spec._chat import ChatMessage, ToolCall
+from adhere.core._chat import ChatMessage, ToolCall
+from adhere.testing._routing import resolve
+from adhere.wire._exchange import FREEFORM_KEY
+from adhere.wire._json import WireFormatError
+from adhere.wire._server_codec import Target
+from adhere.wire.anthropic._server import AnthropicCodec
+from adhere.wire.gemini._server import GeminiCodec
+from adhere.wire.openai_responses._server import ResponsesCodec
 
 GEMINI = Target(model="m", stream=True, sse=True)
 

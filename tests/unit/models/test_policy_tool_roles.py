@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from adhere.models.policy._tool_roles import build_arguments, match_roles, words
-from adhere.models.policy._types import FREEFORM_KEY
-from adhere.spec._chat import ToolSpec
+from adhere.core._chat import ToolSpec
+from adhere.testing._tool_roles import build_arguments, match_roles, words
+from adhere.wire._exchange import FREEFORM_KEY
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

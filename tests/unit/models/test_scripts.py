@@ -1,7 +1,7 @@
 import pytest
 
 from adhere.errors import SpecError
-from adhere.models.policy import ScriptedCall, ScriptStep, load_scripts, parse_script
+from adhere.testing import ScriptedCall, ScriptStep, load_scripts, parse_script
 
 
 def test_load_scripts_names_files_by_stem(tmp_path):

@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from adhere.models._sse import SseDecoder, SseEvent, encode_sse, iter_lines, iter_sse
+from adhere.wire._sse import SseDecoder, SseEvent, encode_sse, iter_lines, iter_sse
 
 
 def decode(text):

@@ -2,17 +2,16 @@ import json
 
 import pytest
 
-from adhere.models import ChatRequest
-from adhere.models._anthropic_wire import AnthropicWire
-from adhere.models._openai_wire import OpenAIWire
-from adhere.models._sse import SseDecoder
-from adhere.models._wirejson import StreamFailure, WireFormatError
-from adhere.models.policy import Reply
-from adhere.models.policy._anthropic_api import AnthropicCodec
-from adhere.models.policy._codec import Outgoing
-from adhere.models.policy._openai_api import OpenAICodec
-from adhere.spec._chat import ChatMessage, ToolCall, ToolSpec, Usage
+from adhere.core._chat import ChatMessage, ToolCall, ToolSpec, Usage
 from adhere.spec._endpoint import Endpoint
+from adhere.wire import ChatRequest, Reply
+from adhere.wire._json import StreamFailure, WireFormatError
+from adhere.wire._server_codec import Outgoing
+from adhere.wire._sse import SseDecoder
+from adhere.wire.anthropic._client import AnthropicWire
+from adhere.wire.anthropic._server import AnthropicCodec
+from adhere.wire.openai_chat._client import OpenAIWire
+from adhere.wire.openai_chat._server import OpenAICodec
 
 PAIRS = [(OpenAIWire(), OpenAICodec()), (AnthropicWire(), AnthropicCodec())]
 IDS = ["openai", "anthropic"]
@@ -189,7 +188,7 @@ def test_openai_reasoning_content_is_read():
 
 
 def test_stream_error_events_are_failures():
-    from adhere.models._sse import SseEvent
+    from adhere.wire._sse import SseEvent
 
     with pytest.raises(StreamFailure, match="Overloaded"):
         AnthropicWire().assembler().feed(

@@ -1,6 +1,6 @@
+from adhere.core import TOOLS_INDEX, Check, Instance, Source
 from adhere.observe._normalize import Truncation, normalize
 from adhere.observe._tagging import find_text, tag_sources
-from adhere.spec import TOOLS_INDEX, Check, Instance, Source
 
 CLAUDE_MD = "# Rules\nAlways answer in English.\nNever use emoji."
 QUERY = "Explain what partition() does."

@@ -2,7 +2,11 @@ import json
 
 import pytest
 
-from adhere.observe._proxy_apis import (
+from adhere.observe._proxy_config import ProxyConfig, Upstream
+from adhere.observe._proxy_record import CallLog, parse_body
+from adhere.observe._proxy_sinks import JsonlDirSink, MemorySink
+from adhere.observe._redact import Redactor
+from adhere.wire._apis import (
     client_keys,
     detect_api,
     error_body,
@@ -11,10 +15,6 @@ from adhere.observe._proxy_apis import (
     usage_of,
     wants_stream,
 )
-from adhere.observe._proxy_config import ProxyConfig, Upstream
-from adhere.observe._proxy_record import CallLog, parse_body
-from adhere.observe._proxy_sinks import JsonlDirSink, MemorySink
-from adhere.observe._redact import Redactor
 
 
 @pytest.mark.parametrize(

@@ -2,10 +2,10 @@ import json
 
 import pytest
 
-from adhere.models._sse import SseEvent
-from adhere.observe._reassemble import reassemble, reassembler_for
-from adhere.observe._reassemble_base import decode_sse
-from adhere.observe._reassemble_gemini import GeminiReassembler
+from adhere.wire._reassemble import reassemble, reassembler_for
+from adhere.wire._reassemble_base import decode_sse
+from adhere.wire._sse import SseEvent
+from adhere.wire.gemini._reassemble import GeminiReassembler
 
 
 def ev(data, name="message"):

@@ -3,8 +3,9 @@ from pathlib import Path
 
 import pytest
 
+from adhere.core import Source
 from adhere.errors import SpecError
-from adhere.spec import BenchmarkSpec, Source
+from adhere.spec import BenchmarkSpec
 from adhere.suites import get_suite
 from adhere.suites.octobench import category_source, load_octobench
 

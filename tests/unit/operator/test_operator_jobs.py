@@ -5,9 +5,10 @@ import json
 import kubernetes_validate
 import pytest
 
+from adhere.core import Trial
 from adhere.operator import OperatorConfig, RolloutRef, build_job
 from adhere.operator._names import job_name, label_value
-from adhere.spec import ModelSpec, ScaffoldSpec, Trial
+from adhere.spec import ModelSpec, ScaffoldSpec
 
 ROLLOUT = RolloutRef(name="sweep", namespace="research", uid="0b8f-uid")
 URI = "s3://results/runs/sweep"

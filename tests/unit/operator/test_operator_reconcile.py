@@ -2,8 +2,8 @@
 
 from datetime import UTC, datetime, timedelta
 
+from adhere.core import Trial
 from adhere.operator import JobView, PodProblem, RetryPolicy, reconcile_trials
-from adhere.spec import Trial
 
 NOW = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
 POLICY = RetryPolicy(parallelism=2, max_retries=2, backoff_seconds=10, backoff_max_seconds=25)

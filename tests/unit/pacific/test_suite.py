@@ -3,8 +3,9 @@ from pathlib import Path
 
 import pytest
 
+from adhere.core import ChatMessage, Trajectory
 from adhere.errors import SpecError
-from adhere.spec import BenchmarkSpec, ChatMessage, Trajectory
+from adhere.spec import BenchmarkSpec
 from adhere.suites import get_suite
 from adhere.suites.pacific import GeneratorParams, PacificSuite, generate, sample_to_instance
 
@@ -128,7 +129,7 @@ def test_tampered_sample_file_is_rejected_with_line(tmp_path: Path) -> None:
 def test_the_sweep_example_is_the_paper_grid() -> None:
     import collections
 
-    from adhere.runner import load_run_config
+    from adhere.spec import load_run_config
     from tests.helpers import ROOT
 
     config = load_run_config([ROOT / "examples" / "pacific-sweep" / "rollout.yaml"])

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from adhere.core import Check, Instance, Source
 from adhere.scaffolds import ProxyEndpoint, TrialContext, get_scaffold
 from adhere.scaffolds._droid import platform_package
-from adhere.spec import Check, Instance, Source
 
 HOME = Path("/trial/home")
 WORK = Path("/trial/work")

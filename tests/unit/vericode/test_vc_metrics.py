@@ -2,9 +2,9 @@
 
 import pytest
 
+from adhere.core import Verdict
 from adhere.metrics import ScoredTrial
 from adhere.metrics._vibe import pearson, ranks, spearman, vibe_correlation
-from adhere.spec import Verdict
 from adhere.suites.vericode import model_scores, report_tables, units
 from adhere.suites.vericode._metrics import fr, if_instruction, if_task, pass_at_1
 

@@ -2,15 +2,15 @@
 
 import asyncio
 
+from adhere.core import RuffRun
 from adhere.judging.verifiers._ruff import Diagnostic, check_files
-from adhere.runner._ruff_batch import (
+from adhere.scoring._ruff_batch import (
     check_requests,
     flatten_config,
     plan_groups,
     selector_matches,
 )
-from adhere.runner._ruff_batcher import BatchSettings, RuffBatcher
-from adhere.spec import RuffRun
+from adhere.scoring._ruff_batcher import BatchSettings, RuffBatcher
 
 
 def test_selector_semantics():

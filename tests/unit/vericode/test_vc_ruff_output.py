@@ -16,7 +16,7 @@ from adhere.judging.verifiers._ruff import (
     toml_setting,
     write_files,
 )
-from adhere.runner._ruff_batch import flatten_config
+from adhere.scoring._ruff_batch import flatten_config
 from adhere.suites.vericode import by_id
 
 NOTEBOOK = json.dumps(

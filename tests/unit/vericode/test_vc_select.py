@@ -2,9 +2,7 @@
 
 import json
 
-from adhere.models.policy import Conversation
-from adhere.models.policy._vericode_selector import VeriCodeSelectorPolicy
-from adhere.spec import ChatMessage
+from adhere.core import ChatMessage
 from adhere.suites.vericode import (
     CONFLICTS,
     INSTRUCTIONS,
@@ -18,6 +16,8 @@ from adhere.suites.vericode import (
     selector_prompt,
     validate_params,
 )
+from adhere.testing._vericode_selector import VeriCodeSelectorPolicy
+from adhere.wire import Conversation
 
 TASKS = {t.id: t for t in builtin_tasks()}
 

@@ -2,9 +2,9 @@
 
 import pytest
 
+from adhere.core import ChatMessage, Evidence, RuffRun, Trajectory
 from adhere.errors import SpecError
-from adhere.runner._ruff_batch import check_requests
-from adhere.spec import ChatMessage, Evidence, RuffRun, Trajectory
+from adhere.scoring._ruff_batch import check_requests
 from adhere.suites import get_suite
 from adhere.suites.vericode import (
     CUSTOM_CHECKS,

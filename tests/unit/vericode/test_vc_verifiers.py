@@ -6,9 +6,9 @@ Ruff processes, not one per example); the custom checks are pure functions.
 
 import pytest
 
+from adhere.core import RuffRun
 from adhere.judging.verifiers._ruff import check_files
-from adhere.runner._ruff_batch import check_requests
-from adhere.spec import RuffRun
+from adhere.scoring._ruff_batch import check_requests
 from adhere.suites.vericode import CUSTOM_CHECKS, INSTRUCTIONS, by_id, extract_code
 
 # instruction id → (passing code, failing code); default parameters.

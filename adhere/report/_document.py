@@ -1,0 +1,196 @@
+"""Building a rollout report from scored trials and rendering it as Markdown and HTML.
+
+Everything here is pure: it turns data into strings; the CLI prints and writes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from html import escape
+
+from adhere.metrics import Rates, ScoredTrial, Table, group_rates, pct
+from adhere.report._plot import line_plot_svg, scatter_svg
+
+ISSUE_COLUMNS = ("wrong", "missing", "duplicate", "extra", "type_mismatch", "invalid")
+"""Invalid-output and wrong-answer categories shown next to the rates (``invalid``: a
+reply with no usable answer, e.g. GuideBench)."""
+
+
+@dataclass
+class Report:
+    """Everything a report shows."""
+
+    rollout: str
+    suite: str
+    isr_name: str
+    csr_name: str
+    summary: Table
+    breakdowns: list[Table] = field(default_factory=list)
+    paper: list[Table] = field(default_factory=list)
+    """Tables laid out like the suite's paper (main results, by category, per judge)."""
+    panel: list[Table] = field(default_factory=list)
+    """Judge-panel tables: scores per judge with mean ± std, agreement."""
+    plot_svg: str | None = None
+    plots: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """More plots: file name → (title, SVG)."""
+    notes: list[str] = field(default_factory=list)
+
+
+def _row(labels: Sequence[object], r: Rates) -> list[str]:
+    return [
+        *(str(label) for label in labels),
+        str(r.trials),
+        pct(r.isr),
+        pct(r.csr),
+        *(str(r.categories.get(c, 0)) for c in ISSUE_COLUMNS),
+        str(r.trial_errors),
+    ]
+
+
+def build_report(
+    *,
+    rollout: str,
+    suite: str,
+    metric_names: tuple[str, str],
+    trials: Sequence[ScoredTrial],
+    breakdowns: Sequence[str],
+) -> Report:
+    """Per-model summary, per-key breakdowns and (when the data has it) the accuracy plot."""
+    isr_name, csr_name = metric_names
+    scaffolds = {t.keys.get("scaffold") for t in trials}
+    group = ["model", "scaffold"] if len(scaffolds) > 1 else ["model"]
+    tail = [isr_name, csr_name, *ISSUE_COLUMNS, "trial errors"]
+    summary = Table(
+        title="Summary",
+        header=[*group, "trials", *tail],
+        rows=[_row(key, r) for key, r in group_rates(trials, group).items()],
+    )
+    report = Report(
+        rollout=rollout, suite=suite, isr_name=isr_name, csr_name=csr_name, summary=summary
+    )
+    for key in breakdowns:
+        if not any(key in t.keys for t in trials):
+            continue
+        report.breakdowns.append(
+            Table(
+                title=f"By {key}",
+                header=[*group, key, "trials", *tail],
+                rows=[_row(k, r) for k, r in group_rates(trials, [*group, key]).items()],
+            )
+        )
+    if any(isinstance(t.keys.get("instructions"), int) for t in trials):
+        report.plot_svg = _plot(trials, isr_name)
+    if trials and not any(t.verdicts for t in trials if t.status == "ok"):
+        report.notes.append(
+            "No check of these trials was decided yet: their checklists need deterministic "
+            "verifiers or a judge panel. Calls and trajectories are recorded in the store."
+        )
+    report.plots.update(_summary_plots(trials, group, isr_name, csr_name))
+    errors = sum(1 for t in trials if t.status != "ok")
+    if errors:
+        report.notes.append(
+            f"{errors} trial(s) failed to run; their checks count as errors (not passes) "
+            "and are listed under 'trial errors', apart from wrong answers."
+        )
+    return report
+
+
+def _summary_plots(
+    trials: Sequence[ScoredTrial], group: list[str], isr_name: str, csr_name: str
+) -> dict[str, tuple[str, str]]:
+    """ISR against CSR per model, and ISR by number of turns when instances vary in turns."""
+    plots: dict[str, tuple[str, str]] = {}
+    points = {
+        " / ".join(str(k) for k in key): (r.csr, r.isr)
+        for key, r in group_rates(trials, group).items()
+        if r.isr is not None and r.csr is not None
+    }
+    if points:
+        title = f"{isr_name} against {csr_name}"
+        plots["isr_vs_csr.svg"] = (
+            title,
+            scatter_svg(
+                {k: (x, y) for k, (x, y) in points.items() if x is not None and y is not None},
+                title=title,
+                x_label=csr_name,
+                y_label=isr_name,
+            ),
+        )
+    turns = {t.keys.get("turns") for t in trials}
+    if len(turns) > 1 and all(isinstance(v, int) for v in turns):
+        series: dict[str, list[tuple[float, float]]] = {}
+        for key, r in group_rates(trials, [*group, "turns"]).items():
+            if r.isr is not None:
+                series.setdefault(" / ".join(str(k) for k in key[:-1]), []).append(
+                    (float(key[-1]), r.isr)
+                )
+        title = f"{isr_name} by number of user turns"
+        plots["by_turns.svg"] = (
+            title,
+            line_plot_svg(series, title=title, x_label="user turns", y_label=isr_name),
+        )
+    return plots
+
+
+def _plot(trials: Sequence[ScoredTrial], isr_name: str) -> str:
+    has_length = any("length" in t.keys for t in trials)
+    by = ["model", "instructions"] + (["length"] if has_length else [])
+    series: dict[str, list[tuple[float, float]]] = {}
+    for key, r in group_rates(trials, by).items():
+        if r.isr is None or not isinstance(key[1], int):
+            continue
+        label = f"{key[0]}, length {key[2]}" if has_length else str(key[0])
+        series.setdefault(label, []).append((float(key[1]), r.isr))
+    return line_plot_svg(
+        series,
+        title=f"{isr_name} by number of instructions",
+        x_label="instructions per sample",
+        y_label=isr_name,
+    )
+
+
+def render_markdown(report: Report, *, plot_file: str | None = "plot.svg") -> str:
+    """The report as Markdown (the plot is referenced as a separate SVG file)."""
+    out = [f"# Rollout `{report.rollout}` — {report.suite}", ""]
+    out += [f"- {n}" for n in report.notes]
+    if report.notes:
+        out.append("")
+    for table in [report.summary, *report.paper, *report.breakdowns, *report.panel]:
+        out += [f"## {table.title}", ""]
+        out.append("| " + " | ".join(table.header) + " |")
+        out.append("|" + "|".join("---" for _ in table.header) + "|")
+        out += ["| " + " | ".join(row) + " |" for row in table.rows]
+        out.append("")
+    if report.plot_svg and plot_file:
+        out += ["## Accuracy against instruction count", "", f"![plot]({plot_file})", ""]
+    for name, (title, _svg) in report.plots.items():
+        out += [f"## {title}", "", f"![{title}]({name})", ""]
+    return "\n".join(out)
+
+
+def render_html(report: Report) -> str:
+    """The report as one self-contained HTML page (plot inlined)."""
+    body = [f"<h1>Rollout <code>{escape(report.rollout)}</code> — {escape(report.suite)}</h1>"]
+    body += [f"<p>{escape(n)}</p>" for n in report.notes]
+    for table in [report.summary, *report.paper, *report.breakdowns, *report.panel]:
+        body.append(f"<h2>{escape(table.title)}</h2><table>")
+        body.append("<tr>" + "".join(f"<th>{escape(h)}</th>" for h in table.header) + "</tr>")
+        for row in table.rows:
+            body.append("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>")
+        body.append("</table>")
+    if report.plot_svg:
+        body += ["<h2>Accuracy against instruction count</h2>", report.plot_svg]
+    for title, svg in report.plots.values():
+        body += [f"<h2>{escape(title)}</h2>", svg]
+    style = (
+        "body{font-family:sans-serif;margin:2em;max-width:1100px}"
+        "table{border-collapse:collapse;margin-bottom:1.5em}"
+        "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}"
+        "th{background:#f4f4f4}"
+    )
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'>"
+        f"<title>adhere report: {escape(report.rollout)}</title><style>{style}</style></head>"
+        f"<body>{''.join(body)}</body></html>"
+    )

@@ -1,0 +1,380 @@
+"""Reading a rollout's finished trials back for metrics and reports."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from adhere.artifacts import RolloutStore, StoredTrial
+from adhere.core import Instance, Verdict
+from adhere.errors import SpecError
+from adhere.judging import (
+    HumanLabel,
+    ItemKey,
+    category_trials,
+    human_agreement,
+    judge_trials,
+    load_human_labels,
+    panel_agreement,
+    panel_scores,
+    rank_stability,
+    resolve_human_labels,
+    verdict_labels,
+)
+from adhere.metrics import (
+    ConflictRun,
+    ScoredTrial,
+    Table,
+    conflict_of,
+    group_rates,
+    pct,
+    side_checks,
+)
+from adhere.report._conflict import conflict_tables
+from adhere.report._document import Report, build_report
+from adhere.report._paper import paper_tables
+from adhere.report._plot import bar_svg
+from adhere.suites import get_suite
+
+
+@dataclass(frozen=True)
+class Collected:
+    """Scored trials of a rollout and the instances they ran."""
+
+    rollout: str
+    suite: str
+    instances: dict[str, Instance]
+    trials: list[ScoredTrial]
+    conflicts: list[ConflictRun]
+    """Trials of conflict instances, with their side checks' verdicts."""
+
+
+def collect(store: RolloutStore) -> Collected:
+    """Every finished trial with its grouping keys (model, scaffold, instance metadata)."""
+    if not store.has_instances():
+        raise SpecError(f"no rollout results at {store.uri} (instances.jsonl is missing)")
+    instances = {i.id: i for i in store.read_instances()}
+    suites = {i.suite for i in instances.values()}
+    trials = []
+    conflicts = []
+    for stored in store.iter_trials():
+        scored, conflict = scored_trial(stored, instances)
+        trials.append(scored)
+        if conflict is not None:
+            conflicts.append(conflict)
+    return Collected(
+        rollout=store.rollout,
+        suite=", ".join(sorted(suites)),
+        instances=instances,
+        trials=trials,
+        conflicts=conflicts,
+    )
+
+
+def scored_trial(
+    stored: StoredTrial, instances: Mapping[str, Instance]
+) -> tuple[ScoredTrial, ConflictRun | None]:
+    """A finished trial as metrics see it, and its conflict run when it has one.
+
+    Keys: the instance's scalar metadata, model, scaffold, instance, repeat, trial.
+    A conflict instance's two side checks are left out of the scored verdicts.
+    """
+    trial = stored.result.trial
+    instance = instances.get(trial.instance)
+    full = instance.metadata if instance else {}
+    metadata = {k: v for k, v in full.items() if _scalar(v)}
+    keys = {
+        **metadata,
+        "model": trial.model,
+        "scaffold": trial.scaffold,
+        "instance": trial.instance,
+        "repeat": trial.repeat,
+        "trial": trial.id,
+    }
+    verdicts = stored.verdicts
+    conflict = conflict_of(full)
+    run = None
+    if conflict is not None:
+        run = ConflictRun(keys, stored.result.status, conflict, verdicts)
+        sides = side_checks(full)
+        verdicts = [v for v in verdicts if v.check_id not in sides]
+    return ScoredTrial(keys=keys, status=stored.result.status, verdicts=verdicts), run
+
+
+def _scalar(value: object) -> bool:
+    return isinstance(value, str | int | float | bool)
+
+
+def report_for(store: RolloutStore, *, human_labels: str | Path | None = None) -> Report:
+    """Build the report of a rollout from its store (optionally against human labels)."""
+    collected = collect(store)
+    names = collected.suite.split(", ")
+    suite = get_suite(names[0]) if len(names) == 1 else None
+    report = build_report(
+        rollout=collected.rollout,
+        suite=collected.suite,
+        metric_names=suite.metric_names() if suite else ("ISR", "CSR"),
+        trials=collected.trials,
+        breakdowns=list(suite.breakdowns()) if suite else [],
+    )
+    judged = read_judged(store, collected)
+    if suite is not None and suite.name == "octobench":
+        sources = {
+            i.id: {c.id: c.source.value for c in i.checks} for i in collected.instances.values()
+        }
+        metric_names = (report.isr_name, report.csr_name)
+        report.paper = paper_tables(collected.trials, judged, sources, metric_names)
+    report.breakdowns += split_tables(collected, report)
+    report.breakdowns += repeat_tables(collected, report)
+    suite_tables = getattr(suite, "report_tables", None)  # optional hook (e.g. GuideBench)
+    if suite_tables is not None:
+        paper, extra = suite_tables(collected.trials)
+        report.paper += paper
+        report.breakdowns += extra
+    if collected.conflicts:
+        scaffolds = {run.keys.get("scaffold") for run in collected.conflicts}
+        group = ["model", "scaffold"] if len(scaffolds) > 1 else ["model"]
+        report.breakdowns += conflict_tables(collected.conflicts, group)
+        report.notes.append(
+            f"{len(collected.conflicts)} trial(s) of conflict instances: the two checks "
+            "deciding which side of the contradiction a run followed are left out of "
+            f"{report.isr_name}/{report.csr_name} and shown in the OctoBench-Conflict tables."
+        )
+    report.panel = panel_tables(collected, judged)
+    if human_labels is not None:
+        report.panel.append(human_table(store, load_human_labels(human_labels)))
+    if report.panel:
+        report.notes.append(
+            "Judge-decided checks count by the panel's majority vote in the summary; the "
+            "panel tables give every judge's scores and their mean ± std."
+        )
+    return report
+
+
+def repeat_tables(collected: Collected, report: Report) -> list[Table]:
+    """avg@k: ISR and CSR per repeat, then mean ± std across the k repeats."""
+    repeats = {t.keys.get("repeat") for t in collected.trials}
+    if len(repeats) < 2:
+        return []
+    scaffolds = {t.keys.get("scaffold") for t in collected.trials}
+    group = ["model", "scaffold"] if len(scaffolds) > 1 else ["model"]
+    per_repeat: dict[tuple[Any, ...], list[tuple[float | None, float | None]]] = {}
+    for keys, r in group_rates(collected.trials, [*group, "repeat"]).items():
+        per_repeat.setdefault(keys[:-1], []).append((r.isr, r.csr))
+    rows = []
+    for keys, values in sorted(per_repeat.items()):
+        isr = [v[0] for v in values if v[0] is not None]
+        csr = [v[1] for v in values if v[1] is not None]
+        rows.append(
+            [*(str(k) for k in keys), str(len(values)), _pm(*_spread(isr)), _pm(*_spread(csr))]
+        )
+    return [
+        Table(
+            title=f"avg@k over {len(repeats)} repeats (mean ± std across repeats)",
+            header=[*group, "k", report.isr_name, report.csr_name],
+            rows=rows,
+        )
+    ]
+
+
+def _spread(values: list[float]) -> tuple[float | None, float | None]:
+    if not values:
+        return None, None
+    mean = statistics.fmean(values)
+    return mean, statistics.stdev(values) if len(values) > 1 else None
+
+
+def split_tables(collected: Collected, report: Report) -> list[Table]:
+    """ISR/CSR per instruction source and per check type (each trial split by its checks).
+
+    Per source, ISR is the share of trials whose checks from that source all passed,
+    and CSR the mean share passed: the paper's per-category view.
+    """
+    scaffolds = {t.keys.get("scaffold") for t in collected.trials}
+    group = ["model", "scaffold"] if len(scaffolds) > 1 else ["model"]
+    tables = []
+    for key, title, attribute in (
+        ("source", "By instruction source", "source"),
+        ("check type", "By check type", "kind"),
+    ):
+        split: list[ScoredTrial] = []
+        for trial in collected.trials:
+            instance = collected.instances.get(str(trial.keys.get("instance")))
+            if instance is None or not trial.verdicts:
+                continue
+            label_of = {c.id: getattr(c, attribute).value for c in instance.checks}
+            split += category_trials(trial, label_of, key=key)
+        labels = {t.keys[key] for t in split}
+        if len(labels) < 2:
+            continue
+        header = [*group, key, "trials", report.isr_name, report.csr_name, "items"]
+        rows = [
+            [*(str(k) for k in keys), str(r.scored), pct(r.isr), pct(r.csr), str(r.items)]
+            for keys, r in group_rates(split, [*group, key]).items()
+        ]
+        tables.append(Table(title=title, header=header, rows=rows))
+        if key == "source":
+            bars: dict[str, dict[str, float]] = {}
+            for keys, r in group_rates(split, [*group, key]).items():
+                if r.isr is not None:
+                    bars.setdefault(str(keys[-1]), {})[" / ".join(map(str, keys[:-1]))] = r.isr
+            plot_title = f"{report.isr_name} by instruction source"
+            report.plots["by_source.svg"] = (
+                plot_title,
+                bar_svg(bars, title=plot_title, y_label=report.isr_name),
+            )
+    return tables
+
+
+def read_judged(store: RolloutStore, collected: Collected) -> dict[str, dict[str, list[Verdict]]]:
+    """Per finished trial id: judge name → that judge's verdicts (conflict sides left out)."""
+    scored = {str(t.keys["trial"]): t for t in collected.trials}
+    out: dict[str, dict[str, list[Verdict]]] = {}
+    for stored in store.iter_trials():
+        trial = stored.result.trial
+        key = store.trial_key(trial, "judge_verdicts.json")
+        if stored.result.status != "ok" or not store.store.exists(key):
+            continue
+        kept = {v.check_id for v in scored[trial.id].verdicts} if trial.id in scored else set()
+        raw = store.read_json(trial, "judge_verdicts.json")
+        judged = {
+            name: [v for v in map(Verdict.model_validate, vs) if v.check_id in kept]
+            for name, vs in raw.items()
+        }
+        if judged:
+            out[trial.id] = judged
+    return out
+
+
+def panel_tables(collected: Collected, judged: dict[str, dict[str, list[Verdict]]]) -> list[Table]:
+    """Scores per judge with mean ± std across judges, and the judges' agreement."""
+    per_trial: list[ScoredTrial] = []
+    labels: dict[str, dict[ItemKey, str]] = {}
+    for trial in collected.trials:
+        trial_id = str(trial.keys["trial"])
+        by_judge = judged.get(trial_id)
+        if not by_judge:
+            continue
+        judged_ids = {v.check_id for vs in by_judge.values() for v in vs}
+        fixed = [v for v in trial.verdicts if v.check_id not in judged_ids]
+        keys = {"model": trial.keys["model"], "scaffold": trial.keys["scaffold"]}
+        per_trial += judge_trials(keys, trial.status, by_judge, fixed)
+        for name, verdicts in by_judge.items():
+            labels.setdefault(name, {}).update(verdict_labels(trial_id, verdicts))
+    if not per_trial:
+        return []
+    scores = panel_scores(per_trial, by=("model", "scaffold"))
+    judges = sorted({j for score in scores.values() for j in score.judges})
+    rows = []
+    for (model, scaffold), score in sorted(scores.items()):
+        cells = [
+            f"{pct(score.judges[j].isr)} / {pct(score.judges[j].csr)}" if j in score.judges else "–"
+            for j in judges
+        ]
+        rows.append(
+            [
+                str(model),
+                str(scaffold),
+                *cells,
+                _pm(score.isr_mean, score.isr_std),
+                _pm(score.csr_mean, score.csr_std),
+            ]
+        )
+    tables = [
+        Table(
+            title="Scores per judge (ISR / CSR) and across judges (mean ± std)",
+            header=["model", "scaffold", *judges, "ISR mean ± std", "CSR mean ± std"],
+            rows=rows,
+        )
+    ]
+    tables += _rank_tables(per_trial)
+    agreement = panel_agreement(labels)
+    pair_rows = [
+        [p.judge_a, p.judge_b, str(p.items), pct(p.exact_match), _num(p.kappa)]
+        for p in agreement.pairs
+    ]
+    pair_rows.append(
+        ["all judges", "(Fleiss)", str(agreement.fleiss_items), "–", _num(agreement.fleiss_kappa)]
+    )
+    tables.append(
+        Table(
+            title="Judge agreement (judge-decided items)",
+            header=["judge", "judge", "items", "exact match", "κ"],
+            rows=pair_rows,
+        )
+    )
+    return tables
+
+
+def human_table(store: RolloutStore, labels: list[HumanLabel]) -> Table:
+    """Agreement of each judge (and the majority vote) with human labels."""
+    trials = [stored.result.trial for stored in store.iter_trials()]
+    resolved = resolve_human_labels(labels, trials)
+    judges: dict[str, dict[ItemKey, str]] = {}
+    for stored in store.iter_trials():
+        trial = stored.result.trial
+        if store.store.exists(store.trial_key(trial, "judge_verdicts.json")):
+            raw = store.read_json(trial, "judge_verdicts.json")
+            for name, verdicts in raw.items():
+                parsed = [Verdict.model_validate(v) for v in verdicts]
+                judges.setdefault(name, {}).update(verdict_labels(trial.id, parsed))
+        judged_by_panel = [v for v in stored.verdicts if v.decided_by == "panel:majority"]
+        judges.setdefault("majority vote", {}).update(verdict_labels(trial.id, judged_by_panel))
+    rows = [
+        [a.judge, str(a.items), pct(a.exact_match), _num(a.kappa), str(a.not_judged)]
+        for a in human_agreement(resolved.labels, judges).values()
+    ]
+    title = f"Agreement with human labels ({len(resolved.labels)} labelled items"
+    if resolved.unresolved:
+        title += f"; {len(resolved.unresolved)} labels name no trial of this rollout"
+    return Table(
+        title=title + ")",
+        header=["judge", "items", "exact match", "κ", "not judged"],
+        rows=rows,
+    )
+
+
+def _rank_tables(per_trial: list[ScoredTrial]) -> list[Table]:
+    """How the model ranking (by ISR and by CSR) moves across judges."""
+    scores = panel_scores(per_trial, by=("model",))
+    if len(scores) < 2:
+        return []
+    rows = []
+    for metric in ("isr", "csr"):
+        by_judge: dict[str, dict[str, float | None]] = {}
+        for (model,), score in scores.items():
+            for judge, rates in score.judges.items():
+                by_judge.setdefault(judge, {})[str(model)] = getattr(rates, metric)
+        stability = rank_stability(by_judge)
+        taus = [t for t in stability.tau.values() if t is not None]
+        for model in stability.models:
+            ranks = ", ".join(f"{j}: {stability.ranks[j][model]}" for j in stability.ranks)
+            rows.append([metric.upper(), model, ranks, str(stability.shifts[model])])
+        rows.append(
+            [
+                metric.upper(),
+                "(all models)",
+                f"min Kendall τ {min(taus):.3f}" if taus else "Kendall τ undefined",
+                str(stability.max_shift),
+            ]
+        )
+    return [
+        Table(
+            title="Rank stability of models across judges",
+            header=["by", "model", "rank per judge", "max shift"],
+            rows=rows,
+        )
+    ]
+
+
+def _pm(mean: float | None, std: float | None) -> str:
+    if mean is None:
+        return "–"
+    return f"{mean * 100:.1f}% ± {std * 100:.1f}" if std is not None else f"{mean * 100:.1f}%"
+
+
+def _num(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"

@@ -1,0 +1,34 @@
+"""The record of one judge call, as the scorers append it to ``judge_calls.jsonl``."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from adhere.judging import JudgeCall
+from adhere.models import ChatResponse
+
+__all__ = ["judge_call_record"]
+
+
+def judge_call_record(
+    call: JudgeCall,
+    judge: str,
+    seconds: float,
+    response: ChatResponse | None = None,
+    error: BaseException | None = None,
+) -> dict[str, Any]:
+    """The record of one judge call: who, how long, tokens, and whether it failed."""
+    return {
+        "judge": judge,
+        "model": call.model,
+        "started_at": (datetime.now(UTC) - timedelta(seconds=seconds)).isoformat(
+            timespec="milliseconds"
+        ),
+        "seconds": round(seconds, 6),
+        "input_tokens": response.usage.input_tokens if response is not None else 0,
+        "output_tokens": response.usage.output_tokens if response is not None else 0,
+        "attempts": response.attempts if response is not None else None,
+        "ok": error is None,
+        "error": type(error).__name__ if error is not None else None,
+    }

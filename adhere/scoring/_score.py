@@ -1,0 +1,291 @@
+"""Scoring a rollout's finished trials: suite checks, verifiers, then the judge panel.
+
+For every trial that finished ``ok``:
+
+1. the suite decides its own checks (PACIFIC answers, …);
+2. checks bound to a deterministic verifier are decided by it;
+3. the remaining checks go to the rollout's JudgePanel (if any): every judge sees
+   the trajectory and the checklist; verdicts are cached by content, so re-scoring
+   an unchanged rollout makes no judge call.
+
+``verdicts.json`` holds one verdict per check (judge-decided checks by majority
+vote); ``judge_verdicts.json`` holds each judge's own verdicts, from which
+``mean`` panels compute scores per judge. Checks left undecided (no verifier, no
+panel) have no verdict and the report says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from adhere.artifacts import RolloutStore, append_judge_calls
+from adhere.core import ChatMessage, Check, Evidence, Instance, Trajectory, Trial, Verdict
+from adhere.judging import (
+    Ask,
+    JudgeCall,
+    PanelJudge,
+    PanelResult,
+    VerdictCache,
+    VerifyContext,
+    needs_judge,
+    run_check,
+    run_panel,
+)
+from adhere.models import EndpointLimiter, ModelClient, open_client
+from adhere.scoring._evidence import gather_evidence
+from adhere.scoring._judge_calls import judge_call_record
+from adhere.spec import Endpoint, JudgePanel
+from adhere.suites import Suite
+from adhere.wire import ChatRequest
+
+
+@dataclass
+class ScoreSummary:
+    """What a scoring pass did."""
+
+    trials: int = 0
+    suite_verdicts: int = 0
+    verifier_verdicts: int = 0
+    judged_checks: int = 0
+    undecided_checks: int = 0
+    judge_calls: int = 0
+    errors: int = 0
+    seconds: float = 0.0
+    problems: list[str] = field(default_factory=list)
+
+
+class JudgeAsks:
+    """One model client per judge endpoint, turned into the ``ask`` the panel uses.
+
+    Args:
+        endpoints: Judge name → endpoint (``scripted`` already resolved to a URL).
+        limiters: Judge name → a limiter to share (the Ray path's limiter actors);
+            by default each client keeps its endpoint's limits on its own.
+    """
+
+    def __init__(
+        self,
+        endpoints: Mapping[str, Endpoint],
+        limiters: Mapping[str, EndpointLimiter] | None = None,
+    ) -> None:
+        shared = limiters or {}
+        self.clients: dict[str, ModelClient] = {
+            name: open_client(endpoint, limiter=shared.get(name))
+            for name, endpoint in endpoints.items()
+        }
+        self.calls = 0
+        self.records: list[dict[str, Any]] = []
+        """One record per call (latency, tokens, failure): see ``_telemetry``."""
+
+    def ask_for(self, judge: str) -> Ask:
+        """The ``ask`` of one judge."""
+        client = self.clients[judge]
+
+        async def ask(call: JudgeCall) -> str:
+            self.calls += 1
+            started = time.monotonic()
+            try:
+                response = await client.complete(
+                    ChatRequest(
+                        messages=(ChatMessage(role="user", content=call.user),),
+                        system=call.system,
+                        max_tokens=call.max_tokens,
+                        temperature=0.0,
+                    )
+                )
+            except Exception as exc:
+                seconds = time.monotonic() - started
+                self.records.append(judge_call_record(call, judge, seconds, error=exc))
+                raise
+            seconds = time.monotonic() - started
+            self.records.append(judge_call_record(call, judge, seconds, response))
+            return response.message.content
+
+        return ask
+
+    async def aclose(self) -> None:
+        """Close every client."""
+        for client in self.clients.values():
+            await client.aclose()
+
+
+@dataclass(frozen=True)
+class DecidedChecks:
+    """What a trial's suite and verifiers decided, and the checks left for the judges.
+
+    Attributes:
+        verdicts: Check id → verdict, for the checks decided so far.
+        suite_verdicts: How many of them the suite decided.
+        verifier_verdicts: How many of them a deterministic verifier decided.
+        to_judge: The remaining checks, in the instance's order.
+    """
+
+    verdicts: dict[str, Verdict]
+    suite_verdicts: int
+    verifier_verdicts: int
+    to_judge: list[Check]
+
+
+def decide_checks(
+    instance: Instance,
+    trajectory: Trajectory,
+    suite: Suite,
+    evidence: Mapping[str, Evidence] | None = None,
+) -> DecidedChecks:
+    """Run the suite's own scoring, then every bound deterministic verifier (pure).
+
+    ``evidence``: what :func:`~adhere.scoring._evidence.gather_evidence` collected for
+    a suite that asks for it (sandboxed test runs, Ruff diagnostics).
+    """
+    scored = (
+        suite.score(instance, trajectory)
+        if evidence is None
+        else suite.score(instance, trajectory, evidence=evidence)  # type: ignore[call-arg]
+    )
+    verdicts: dict[str, Verdict] = {v.check_id: v for v in scored}
+    suite_count = len(verdicts)
+    context = VerifyContext.build(instance, trajectory)
+    verified = 0
+    for check in instance.checks:
+        if check.id not in verdicts and not needs_judge(check):
+            verdicts[check.id] = run_check(check, context)
+            verified += 1
+    to_judge = [c for c in instance.checks if c.id not in verdicts]
+    return DecidedChecks(verdicts, suite_count, verified, to_judge)
+
+
+async def judge_checks(
+    judges: Sequence[PanelJudge],
+    checks: Sequence[Check],
+    trajectory: Trajectory,
+    panel: JudgePanel,
+    cache: VerdictCache | None,
+) -> PanelResult:
+    """Run the panel over the checks left for the judges (options from the JudgePanel)."""
+    return await run_panel(
+        judges,
+        checks,
+        trajectory,
+        aggregation=panel.spec.aggregation,
+        cache=cache,
+        prompt_version=panel.spec.prompt_version,
+    )
+
+
+def record_trial(
+    store: RolloutStore,
+    trial: Trial,
+    instance: Instance,
+    decided: DecidedChecks,
+    judged: PanelResult | None,
+    summary: ScoreSummary,
+) -> None:
+    """Count a scored trial in ``summary`` and write its verdicts (``None``: not judged)."""
+    verdicts = dict(decided.verdicts)
+    summary.suite_verdicts += decided.suite_verdicts
+    summary.verifier_verdicts += decided.verifier_verdicts
+    per_judge: dict[str, list[dict[str, Any]]] = {}
+    if judged is not None:
+        for verdict in judged.majority:
+            verdicts[verdict.check_id] = verdict
+        per_judge = {
+            name: [v.model_dump(mode="json") for v in found]
+            for name, found in judged.per_judge.items()
+        }
+        summary.judged_checks += len(decided.to_judge)
+    else:
+        summary.undecided_checks += len(decided.to_judge)
+    ordered = [verdicts[c.id] for c in instance.checks if c.id in verdicts]
+    summary.errors += sum(1 for v in ordered if v.result == "error")
+    store.write_verdicts(trial, ordered)
+    store.write_json(trial, "judge_verdicts.json", per_judge)
+
+
+async def score_trial(
+    trial: Trial,
+    instance: Instance,
+    store: RolloutStore,
+    suite: Suite,
+    judges: Sequence[PanelJudge],
+    panel: JudgePanel | None,
+    cache: VerdictCache | None,
+    summary: ScoreSummary,
+) -> None:
+    """Decide every check of one finished trial and store the verdicts."""
+    trajectory = store.read_trajectory(trial)
+    if trajectory is None:
+        summary.problems.append(f"{trial.id}: no trajectory stored")
+        return
+    evidence = await gather_evidence(suite, instance, trajectory)
+    decided = decide_checks(instance, trajectory, suite, evidence)
+    judged = None
+    if decided.to_judge and judges and panel is not None:
+        judged = await judge_checks(judges, decided.to_judge, trajectory, panel, cache)
+    record_trial(store, trial, instance, decided, judged, summary)
+
+
+class Scorer(Protocol):
+    """A scoring pass: :func:`score_rollout`, or another with its signature (Ray's)."""
+
+    async def __call__(
+        self,
+        store: RolloutStore,
+        instances: Mapping[str, Instance],
+        suite_for: Callable[[str], Suite],
+        *,
+        panel: JudgePanel | None,
+        judge_endpoints: Mapping[str, Endpoint] | None = None,
+        cache: VerdictCache | None = None,
+        parallelism: int = 8,
+        on_trial: Callable[[Trial], None] | None = None,
+    ) -> ScoreSummary:
+        """Score every trial of the rollout that finished ``ok``."""
+        ...
+
+
+async def score_rollout(
+    store: RolloutStore,
+    instances: Mapping[str, Instance],
+    suite_for: Callable[[str], Suite],
+    *,
+    panel: JudgePanel | None,
+    judge_endpoints: Mapping[str, Endpoint] | None = None,
+    cache: VerdictCache | None = None,
+    parallelism: int = 8,
+    on_trial: Callable[[Trial], None] | None = None,
+) -> ScoreSummary:
+    """Score every trial of the rollout that finished ``ok``."""
+    started = time.monotonic()
+    summary = ScoreSummary()
+    trials = [s.result.trial for s in store.iter_trials() if s.result.status == "ok"]
+    asks = JudgeAsks(judge_endpoints or {}) if panel is not None else None
+    judges = (
+        [PanelJudge(j.name, j.endpoint.model, asks.ask_for(j.name)) for j in panel.spec.judges]
+        if panel is not None and asks is not None
+        else []
+    )
+    semaphore = asyncio.Semaphore(parallelism)
+
+    async def one(trial: Trial) -> None:
+        async with semaphore:
+            instance = instances[trial.instance]
+            await score_trial(
+                trial, instance, store, suite_for(instance.suite), judges, panel, cache, summary
+            )
+            summary.trials += 1
+            if on_trial is not None:
+                on_trial(trial)
+
+    try:
+        await asyncio.gather(*(one(t) for t in trials))
+    finally:
+        if asks is not None:
+            summary.judge_calls = asks.calls
+            append_judge_calls(store, asks.records)
+            await asks.aclose()
+        summary.seconds = time.monotonic() - started
+    return summary

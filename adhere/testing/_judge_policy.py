@@ -1,0 +1,131 @@
+"""The ``judge`` policy: a scripted LLM judge. A TEST DOUBLE, not a judge.
+
+``judge:seed=S[,pass_rate=P][,bias=B][,garble=G][,drop=D][,noise=N][,arise=A]``
+answers the judge prompts of :mod:`adhere.judging._prompt` (it reads the checklist
+block and the transcript with that module's own readers) with the strict JSON the
+judge asks for, deterministically:
+
+* Each item is decided from hashes of the item's check id and a digest of the
+  transcript, so every request about the same trajectory gets the same answer for
+  that item, whatever the batch, the order or the re-ask.
+* Judges with different seeds are different but correlated: an item uses the
+  panel-wide hash (shared by every seed) unless ``unit_hash(S, "own", id, t) < N``
+  (``noise``, default 0.25), in which case it uses a hash of its own seed. On top,
+  the pass threshold is ``P + B`` (``pass_rate`` default 0.8, ``bias`` in [-1, 1],
+  default 0), so a judge with a positive bias is more lenient.
+* A conditional item (non-null ``condition``) is ``n/a`` when the hash says its
+  condition did not arise: ``hash("arise") >= A`` (``arise``, default 0.5). Items
+  without a condition are never ``n/a``.
+* ``evidence`` is a hash-chosen assistant turn (``null`` when there are none).
+
+Faults, to exercise the judge's re-asking (decided per request, from the digest of
+the whole conversation, so a re-ask — whose text differs — gets a fresh draw):
+
+* ``garble=G``: a share G of replies is unusable — prose, or JSON cut off halfway.
+* ``drop=D``: each item is left out of the reply with probability D.
+
+Replies alternate (by hash) between a bare JSON object and one fenced ```` ```json ````
+block after a sentence of prose, both of which the judge accepts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from adhere.errors import UnknownConversation
+from adhere.judging import PromptItem, read_checklist, read_transcript
+from adhere.testing._model_string import PolicyOptions
+from adhere.testing._registry import PolicyContext
+from adhere.testing._types import unit_hash
+from adhere.wire import Conversation, Reply
+
+__all__ = ["JudgePolicy", "make_judge_policy"]
+
+_TURNS = re.compile(r"assistant turns: (\d+)")
+_PROSE = (
+    "After reading the session, the agent mostly followed its instructions.",
+    "I reviewed every turn; a few items look doubtful, the rest are fine.",
+)
+
+
+@dataclass(frozen=True)
+class JudgePolicy:
+    """Answers judge prompts deterministically (see the module docstring)."""
+
+    seed: int
+    pass_rate: float = 0.8
+    bias: float = 0.0
+    garble: float = 0.0
+    drop: float = 0.0
+    noise: float = 0.25
+    arise: float = 0.5
+    name: str = "judge"
+
+    def respond(self, conversation: Conversation) -> Reply:
+        """The verdicts JSON for the checklist of the conversation's last user message.
+
+        Raises:
+            UnknownConversation: The request is not a judge prompt.
+        """
+        user = next((m.content for m in reversed(conversation.messages) if m.role == "user"), "")
+        try:
+            items = read_checklist(user)
+        except ValueError as exc:
+            raise UnknownConversation(
+                f"the judge policy answers judge prompts only ({exc})"
+            ) from None
+        transcript = read_transcript(user) or ""
+        digest = hashlib.sha256(transcript.encode("utf-8")).hexdigest()
+        found = _TURNS.search(transcript)
+        turns = int(found.group(1)) if found else 0
+        seed, request = str(self.seed), conversation.digest
+        verdicts = [
+            self.decide(item, digest, turns)
+            for item in items
+            if not (self.drop and unit_hash(seed, "drop", item.check_id, request) < self.drop)
+        ]
+        text = json.dumps({"verdicts": verdicts}, ensure_ascii=False, indent=1)
+        if self.garble and unit_hash(seed, "garble", request) < self.garble:
+            if unit_hash(seed, "garble-kind", request) < 0.5:
+                return Reply(text=_PROSE[int(unit_hash(seed, "prose", request) * len(_PROSE))])
+            return Reply(text=text[: max(1, len(text) // 2)])
+        if unit_hash(seed, "fence", request) < 0.5:
+            text = f"Here are my verdicts.\n\n```json\n{text}\n```"
+        return Reply(text=text)
+
+    def decide(self, item: PromptItem, transcript_digest: str, turns: int) -> dict[str, Any]:
+        """This judge's verdict entry for one item of a transcript."""
+        own = unit_hash(str(self.seed), "own", item.check_id, transcript_digest) < self.noise
+        basis = str(self.seed) if own else "panel"
+
+        def draw(purpose: str) -> float:
+            return unit_hash(basis, purpose, item.check_id, transcript_digest)
+
+        threshold = min(1.0, max(0.0, self.pass_rate + self.bias))
+        if item.conditional and draw("arise") >= self.arise:
+            result = "n/a"
+        else:
+            result = "pass" if draw("pass") < threshold else "fail"
+        return {
+            "check_id": item.check_id,
+            "result": result,
+            "reasoning": f"Scripted judge (seed {self.seed}): {result}.",
+            "evidence": int(draw("evidence") * turns) if turns else None,
+        }
+
+
+def make_judge_policy(options: PolicyOptions, context: PolicyContext) -> JudgePolicy:
+    """Build the ``judge`` policy from its options (the context is not needed)."""
+    return JudgePolicy(
+        seed=options.integer("seed"),
+        pass_rate=options.number("pass_rate", 0.8, minimum=0.0, maximum=1.0),
+        bias=options.number("bias", 0.0, minimum=-1.0, maximum=1.0),
+        garble=options.number("garble", 0.0, minimum=0.0, maximum=1.0),
+        drop=options.number("drop", 0.0, minimum=0.0, maximum=1.0),
+        noise=options.number("noise", 0.25, minimum=0.0, maximum=1.0),
+        arise=options.number("arise", 0.5, minimum=0.0, maximum=1.0),
+    )

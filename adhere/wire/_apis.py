@@ -1,0 +1,162 @@
+"""What the recording proxy knows about each API shape: paths, auth, errors, usage.
+
+The shape of a call is decided from its API path:
+
+==========================  ==================================================
+path                        shape
+==========================  ==================================================
+``…/chat/completions``      ``openai-chat``
+``…/responses[/…]``         ``openai-responses``
+``…/models/<m>:<action>``   ``gemini`` (``generateContent``, ``countTokens`` …)
+``…/messages[/…]``          ``anthropic`` (also ``/v1/messages/count_tokens``)
+anything else               guessed from the client's auth header: ``x-api-key`` or
+                            ``anthropic-version`` → ``anthropic``,
+                            ``x-goog-api-key`` or ``?key=`` → ``gemini``, else
+                            ``openai-chat``
+==========================  ==================================================
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from adhere.wire._reassemble_base import Api
+
+__all__ = [
+    "CLIENT_AUTH_HEADERS",
+    "client_keys",
+    "detect_api",
+    "error_body",
+    "error_summary",
+    "upstream_auth",
+    "usage_of",
+    "wants_stream",
+]
+
+CLIENT_AUTH_HEADERS = frozenset(
+    {"authorization", "x-api-key", "x-goog-api-key", "api-key", "proxy-authorization"}
+)
+"""Request headers that carry the client's credentials; never forwarded or recorded."""
+
+_GEMINI = re.compile(r"/models/[^/]+:([A-Za-z]+)$")
+_KEY_PARAMS = ("key",)
+
+
+def detect_api(path: str, headers: Mapping[str, str], query: Mapping[str, str]) -> Api:
+    """The API shape of a call to ``path`` (see the module docstring)."""
+    if path.endswith("/chat/completions"):
+        return "openai-chat"
+    if re.search(r"/responses(/|$)", path):
+        return "openai-responses"
+    if _GEMINI.search(path):
+        return "gemini"
+    if re.search(r"/messages(/|$)", path):
+        return "anthropic"
+    if "x-api-key" in headers or "anthropic-version" in headers:
+        return "anthropic"
+    if "x-goog-api-key" in headers or any(name in query for name in _KEY_PARAMS):
+        return "gemini"
+    return "openai-chat"
+
+
+def wants_stream(api: Api, path: str, body: Any) -> bool:
+    """Whether the client asked for a stream: ``"stream": true``, or Gemini's action."""
+    if api == "gemini":
+        match = _GEMINI.search(path)
+        return match is not None and match.group(1) == "streamGenerateContent"
+    return isinstance(body, dict) and body.get("stream") is True
+
+
+def upstream_auth(api: Api, key: str | None) -> dict[str, str]:
+    """The header carrying the real key upstream, in the form the API expects."""
+    if key is None:
+        return {}
+    if api == "anthropic":
+        return {"x-api-key": key}
+    if api == "gemini":
+        return {"x-goog-api-key": key}
+    return {"Authorization": f"Bearer {key}"}
+
+
+def client_keys(headers: Mapping[str, str], query: Mapping[str, str]) -> list[str]:
+    """Credential values the client sent (its dummy keys), so they can be redacted."""
+    keys = []
+    for name in CLIENT_AUTH_HEADERS:
+        value = headers.get(name)
+        if not value:
+            continue
+        scheme, _, rest = value.strip().partition(" ")
+        keys.append(rest.strip() if rest and scheme.lower() in ("bearer", "basic") else value)
+    keys.extend(query[name] for name in _KEY_PARAMS if query.get(name))
+    return keys
+
+
+def error_body(api: Api, status: int, message: str) -> dict[str, Any]:
+    """An error document in the API's own shape, for errors the proxy itself answers."""
+    if api == "anthropic":
+        kind = {404: "not_found_error", 504: "timeout_error"}.get(status, "api_error")
+        return {"type": "error", "error": {"type": kind, "message": message}}
+    if api == "gemini":
+        state = {404: "NOT_FOUND", 504: "DEADLINE_EXCEEDED"}.get(status, "UNAVAILABLE")
+        return {"error": {"code": status, "message": message, "status": state}}
+    kind = {404: "not_found_error", 504: "timeout_error"}.get(status, "upstream_error")
+    return {"error": {"message": message, "type": kind, "param": None, "code": None}}
+
+
+def usage_of(api: Api, response: Any) -> dict[str, int] | None:
+    """``{"input_tokens", "output_tokens"}`` from a response, or ``None`` without usage.
+
+    Input counts cached and cache-creating tokens too (Anthropic); Gemini's output
+    counts thinking tokens (``thoughtsTokenCount``) with the candidates' tokens.
+    """
+    if not isinstance(response, dict):
+        return None
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    if api == "gemini":
+        usage = response.get("usageMetadata")
+        inputs, outputs = ("promptTokenCount",), ("candidatesTokenCount", "thoughtsTokenCount")
+    elif api == "openai-chat":
+        usage = response.get("usage")
+        inputs, outputs = ("prompt_tokens",), ("completion_tokens",)
+    else:
+        usage = response.get("usage")
+        inputs = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+        outputs = ("output_tokens",)
+    if not isinstance(usage, dict):
+        return None
+    return {"input_tokens": _total(usage, inputs), "output_tokens": _total(usage, outputs)}
+
+
+def _total(usage: dict[str, Any], keys: tuple[str, ...]) -> int:
+    return sum(
+        value
+        for key in keys
+        if isinstance(value := usage.get(key), int) and not isinstance(value, bool)
+    )
+
+
+def error_summary(status: int, document: Any, text: str) -> str:
+    """``HTTP <status>: <the error's message>`` for a non-2xx answer, in one line."""
+    detail = None
+    if isinstance(document, dict):
+        error = document.get("error")
+        if isinstance(error, dict):
+            message, kind = error.get("message"), error.get("type") or error.get("status")
+            if isinstance(message, str) and message:
+                detail = f"{kind}: {message}" if isinstance(kind, str) and kind else message
+        elif isinstance(error, str) and error:
+            detail = error
+        if detail is None and isinstance(document.get("message"), str):
+            detail = document["message"]
+    if detail is None:
+        detail = " ".join(text.split()) or "(empty body)"
+        if detail == "(empty body)" and document is not None:
+            detail = json.dumps(document, ensure_ascii=False)
+    detail = " ".join(detail.split())
+    if len(detail) > 300:
+        detail = detail[:300] + "…"
+    return f"HTTP {status}: {detail}"

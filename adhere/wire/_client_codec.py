@@ -1,0 +1,79 @@
+"""What the HTTP client needs from an API's wire format (one implementation per API)."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Protocol
+
+from adhere.core import ChatMessage, Usage
+from adhere.spec import Endpoint
+from adhere.wire._exchange import ChatRequest
+from adhere.wire._sse import SseEvent
+
+__all__ = ["ParsedReply", "StreamAssembler", "Wire", "join_text"]
+
+
+class ParsedReply(NamedTuple):
+    """A provider reply translated to neutral types."""
+
+    message: ChatMessage
+    usage: Usage
+    stop_reason: str
+    model: str
+
+
+class StreamAssembler(Protocol):
+    """Rebuilds a non-streaming reply document from a stream's events."""
+
+    @property
+    def finished(self) -> bool:
+        """Whether the stream's terminating event has arrived."""
+        ...
+
+    @property
+    def complete(self) -> bool:
+        """Whether enough arrived for a whole reply (``finished`` or close to it)."""
+        ...
+
+    def feed(self, event: SseEvent) -> None:
+        """Consume one event.
+
+        Raises:
+            WireFormatError: The event does not parse.
+            StreamFailure: The stream reported an error.
+        """
+        ...
+
+    def result(self) -> dict[str, Any]:
+        """The reply in the same shape as the API's non-streaming response."""
+        ...
+
+
+class Wire(Protocol):
+    """One API's URL, headers, request body and reply format."""
+
+    api: str
+
+    def url(self, base_url: str) -> str:
+        """URL of the chat operation under ``base_url``."""
+        ...
+
+    def headers(self, api_key: str | None) -> dict[str, str]:
+        """Request headers, carrying the key when there is one."""
+        ...
+
+    def build_body(self, request: ChatRequest, endpoint: Endpoint, stream: bool) -> dict[str, Any]:
+        """JSON body of the request."""
+        ...
+
+    def parse_reply(self, data: dict[str, Any]) -> ParsedReply:
+        """Translate a non-streaming response body (raises ``WireFormatError``)."""
+        ...
+
+    def assembler(self) -> StreamAssembler:
+        """A fresh stream assembler."""
+        ...
+
+
+def join_text(parts: list[str]) -> str:
+    """How several text parts or blocks of one message become one string."""
+    return "\n\n".join(part for part in parts if part)

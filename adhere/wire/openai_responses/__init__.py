@@ -1,0 +1,7 @@
+"""OpenAI Responses."""
+
+from adhere.wire.openai_responses._server import ResponsesCodec
+
+__all__ = [
+    "ResponsesCodec",
+]
