@@ -82,15 +82,12 @@ def main() -> None:
         PolicyServerConfig(answer_key=InstanceAnswerKey(instances, get_suite))
     )
     url = server.start()
-    # Under runs/ (git-ignored): /tmp can be a much slower file system here.
-    scratch = Path(__file__).resolve().parents[1] / "runs"
-    scratch.mkdir(exist_ok=True)
     try:
         print(f"{len(instances)} single-turn PACIFIC trials against the scripted server ({url})")
         for concurrency in (1, 8, 32):
             asyncio.run(bare(url, bodies[:20], concurrency))  # warm-up
             base = asyncio.run(bare(url, bodies, concurrency))
-            with tempfile.TemporaryDirectory(dir=scratch, prefix=".bench-") as tmp:
+            with tempfile.TemporaryDirectory(prefix="adhere-bench-runner-") as tmp:
                 prepared = prepare(
                     load_run_config([write_specs(Path(tmp), url, per_language, concurrency)])
                 )
