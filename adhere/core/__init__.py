@@ -1,4 +1,12 @@
-"""Pipeline types: Instance, Check, Trial, Trajectory, Verdict, evidence, chat messages."""
+"""Pipeline types: what every suite, scaffold, scorer and report speaks.
+
+An :class:`Instance` (workspace, system prompt, user turns, :class:`Check` list) is run
+as a :class:`Trial` (model × scaffold × instance × repeat, with a stable id); what the
+model saw and did becomes a :class:`Trajectory` (:class:`ChatMessage` turns, source
+spans); checks are decided as :class:`Verdict` s; suites that need work outside the
+pure core ask for :class:`EvidenceRequest` s (:class:`SandboxRun`, :class:`RuffRun`).
+Pure data and validation only: nothing here does I/O.
+"""
 
 from adhere.core._base import SpecModel
 from adhere.core._chat import ChatMessage, ToolCall, ToolSpec, Usage, conversation_digest

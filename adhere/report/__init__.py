@@ -1,4 +1,12 @@
-"""Reports."""
+"""Reports of stored rollouts: collect, tabulate, compare, render.
+
+:func:`collect` reads a rollout's finished trials and verdicts; :func:`report_for`
+builds the :class:`Report` (summary, breakdowns, the OctoBench paper's table
+layouts, judge-panel agreement, OctoBench-Conflict tables, plots); it renders to the
+console (rich tables), Markdown and HTML. :func:`compare_stores` sets a candidate
+rollout against a baseline (ΔISR/ΔCSR with the regression statistics of
+:mod:`adhere.metrics`).
+"""
 
 from adhere.report._compare import (
     compare_stores,

@@ -1,4 +1,13 @@
-"""Scoring."""
+"""Scoring a rollout's finished trials: decide → verify → judge → record.
+
+For each finished trial: the suite decides its own checks (with evidence fulfilled
+at the edge: sandboxed code runs, batched Ruff — :func:`gather_evidence`),
+deterministic verifiers decide the bound checks, the judge panel decides the rest
+(cached by content), and the verdicts are recorded in the store. :func:`score_rollout`
+is the one in-process scorer; the Ray actors (:mod:`adhere.ray_jobs`) call the same
+pieces (:func:`decide_checks`, :func:`judge_checks`, :func:`record_trial`), so both
+paths give identical verdicts.
+"""
 
 from adhere.scoring._evidence import gather_evidence
 from adhere.scoring._score import (

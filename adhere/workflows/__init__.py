@@ -1,4 +1,12 @@
-"""Workflows."""
+"""Multi-step workflows built on runs: checklist generation, feedback correction, selection.
+
+* :func:`generate_checklists` — checklists proposed by a model from stored reference
+  rollouts, merged and written as an OctoBench-format YAML;
+* :func:`plan_feedback` / :func:`run_feedback` / :func:`feedback_report` — failed
+  checks fed back to the agent, the trials run again, ΔISR/ΔCSR reported;
+* :func:`select_instructions` — VeriCode instruction selection per task, by a model or
+  by seed.
+"""
 
 from adhere.workflows._checkgen import CheckgenSettings, InstanceOutcome, generate_checklists
 from adhere.workflows._feedback import plan_feedback
