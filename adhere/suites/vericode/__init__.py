@@ -19,6 +19,7 @@ from adhere.suites.vericode._instruction import (
 )
 from adhere.suites.vericode._load import builtin_tasks, load_tasks, parse_task
 from adhere.suites.vericode._metrics import model_scores, report_tables, units
+from adhere.suites.vericode._options import read_selections
 from adhere.suites.vericode._prompt import SYSTEM_PROMPT, multi_turns, single_turn
 from adhere.suites.vericode._render import break_solution, render_reply, strip_docs, violation
 from adhere.suites.vericode._select import (
@@ -31,7 +32,7 @@ from adhere.suites.vericode._select import (
     select_deterministic,
     selector_prompt,
 )
-from adhere.suites.vericode._suite import VeriCodeSuite, read_selections, selection_instances
+from adhere.suites.vericode._suite import VeriCodeSuite, selection_instances
 from adhere.suites.vericode._task import Task, TaskTests, derive_tags
 
 __all__ = [

@@ -52,9 +52,9 @@ from adhere.spec import BenchmarkSpec
 from adhere.suites._registry import WrongItem, suite
 from adhere.suites.vericode._catalog import by_id
 from adhere.suites.vericode._checks import CUSTOM_CHECKS, extract_code
-from adhere.suites.vericode._instruction import validate_params
 from adhere.suites.vericode._load import TaskFormat, builtin_tasks, load_tasks
 from adhere.suites.vericode._metrics import report_tables
+from adhere.suites.vericode._options import check_options, read_selections
 from adhere.suites.vericode._prompt import SYSTEM_PROMPT, multi_turns, single_turn
 from adhere.suites.vericode._render import render_reply
 from adhere.suites.vericode._select import Selection, select_deterministic
@@ -63,8 +63,6 @@ from adhere.suites.vericode._task import Task
 __all__ = ["VeriCodeSuite", "selection_instances"]
 
 _OPTIONS = {"protocols", "ks", "k", "seed", "limit", "format"}
-_PROTOCOLS = ("single", "multi")
-_FORMATS = ("auto", "native", "bigcodebench", "livecodebench")
 _KEPT_DIAGNOSTICS = 5
 
 
@@ -205,7 +203,7 @@ class VeriCodeSuite:
                 f"unknown VeriCode options {unknown}; accepted: {', '.join(sorted(_OPTIONS))}",
                 field="spec.options",
             )
-        self.options = _check_options(options, "spec.options")
+        self.options = check_options(options, "spec.options")
 
     # -- loading -------------------------------------------------------------------
 
@@ -224,7 +222,7 @@ class VeriCodeSuite:
                     file=file,
                     field="spec.source.generate",
                 )
-            options.update(_check_options(raw, "spec.source.generate", file))
+            options.update(check_options(raw, "spec.source.generate", file))
         elif spec.source.path is not None:
             tasks_from = spec.source.path
         else:
@@ -384,80 +382,3 @@ def _from_evidence(
         evidence=index,
         details={**details, **extra},
     )
-
-
-def _check_options(raw: Mapping[str, Any], field: str, file: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {"protocols": list(_PROTOCOLS), "k": 5, "seed": 0, "format": "auto"}
-    out["ks"] = None
-    for key, value in raw.items():
-        where = f"{field}.{key}"
-        if key == "protocols":
-            values = [value] if isinstance(value, str) else value
-            if (
-                not isinstance(values, list)
-                or not values
-                or any(v not in _PROTOCOLS for v in values)
-            ):
-                raise SpecError("expected a list of single and/or multi", file=file, field=where)
-            out[key] = list(values)
-        elif key == "ks":
-            if not isinstance(value, list) or not all(_is_int(v, 0) for v in value):
-                raise SpecError("expected a list of integers ≥ 0", file=file, field=where)
-            out[key] = sorted(set(value))
-        elif key in ("k", "limit"):
-            if not _is_int(value, 1):
-                raise SpecError("expected a positive integer", file=file, field=where)
-            out[key] = value
-        elif key == "seed":
-            if not _is_int(value, None):
-                raise SpecError("expected an integer", file=file, field=where)
-            out[key] = value
-        elif key == "format":
-            if value not in _FORMATS:
-                raise SpecError(f"expected one of {', '.join(_FORMATS)}", file=file, field=where)
-            out[key] = value
-    return out
-
-
-def _is_int(value: object, minimum: int | None) -> bool:
-    ok = isinstance(value, int) and not isinstance(value, bool)
-    return ok and (minimum is None or value >= minimum)  # type: ignore[operator]
-
-
-def read_selections(path: Path) -> list[Selection] | None:
-    """The selections of a file written by ``adhere generate vericode`` (``None``: not one)."""
-    import json
-
-    selections = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError:
-            return None
-        if not (isinstance(data, dict) and "task" in data and "instructions" in data):
-            return None
-        try:
-            selection = Selection.model_validate(data)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            loc = ".".join(str(p) for p in err["loc"])
-            raise SpecError(err["msg"], file=f"{path}:{number}", field=loc) from None
-        selections.append(_revalidated(selection, f"{path}:{number}"))
-    return selections or None
-
-
-def _revalidated(selection: Selection, where: str) -> Selection:
-    """The selection with known instruction ids and parameters passed through the rules."""
-    chosen = []
-    for index, item in enumerate(selection.instructions):
-        try:
-            instruction = by_id(item.id)
-        except KeyError as exc:
-            raise SpecError(
-                str(exc.args[0]), file=where, field=f"instructions.{index}.id"
-            ) from None
-        values = validate_params(instruction, item.params).values
-        chosen.append(item.model_copy(update={"params": values}))
-    return selection.model_copy(update={"instructions": chosen})
