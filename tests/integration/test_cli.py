@@ -79,7 +79,7 @@ def test_generate_is_reproducible_by_seed(tmp_path: Path) -> None:
 def test_ctrl_c_then_resume(tmp_path: Path, write_specs) -> None:
     path = write_specs(
         bench_yaml(instructions="[3, 5, 8]", per_language=2),
-        rollout_yaml(model("slow", "oracle:delay=0.15"), parallelism=2),
+        rollout_yaml(model("slow", "oracle:delay=0.4"), parallelism=2),
     )
     proc = subprocess.Popen(
         [sys.executable, "-m", "adhere.cli", "run", str(path), "--no-report"],
