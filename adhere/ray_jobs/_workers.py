@@ -104,10 +104,7 @@ class JudgeWorker:
                 for name, endpoint in self.endpoints.items()
             }
             asks = JudgeAsks(self.endpoints, shared)
-            self._judges = [
-                PanelJudge(j.name, j.endpoint.model, asks.ask_for(j.name))
-                for j in self.panel.spec.judges
-            ]
+            self._judges = asks.judges(self.panel)
             self._asks = asks
         return self._judges
 

@@ -81,6 +81,12 @@ class JudgeAsks:
         self.records: list[JudgeCallRecord] = []
         """One record per call (latency, tokens, failure), for ``judge_calls.jsonl``."""
 
+    def judges(self, panel: JudgePanel) -> list[PanelJudge]:
+        """The panel's judges, each asking through its endpoint's client."""
+        return [
+            PanelJudge(j.name, j.endpoint.model, self.ask_for(j.name)) for j in panel.spec.judges
+        ]
+
     def ask_for(self, judge: str) -> Ask:
         """The ``ask`` of one judge."""
         client = self.clients[judge]
@@ -280,11 +286,7 @@ async def score_rollout(
     summary = ScoreSummary()
     trials = ok_trials(store)
     asks = JudgeAsks(judge_endpoints or {}) if panel is not None else None
-    judges = (
-        [PanelJudge(j.name, j.endpoint.model, asks.ask_for(j.name)) for j in panel.spec.judges]
-        if panel is not None and asks is not None
-        else []
-    )
+    judges = asks.judges(panel) if panel is not None and asks is not None else []
     semaphore = asyncio.Semaphore(parallelism)
 
     async def one(trial: Trial) -> None:

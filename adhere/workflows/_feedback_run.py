@@ -15,7 +15,6 @@ from pathlib import Path
 
 from adhere.artifacts import StoreVerdictCache
 from adhere.core import Trial, TrialResult
-from adhere.judging import PanelJudge
 from adhere.runner import (
     Engine,
     ModelTarget,
@@ -188,11 +187,7 @@ async def _score(
         asks = JudgeAsks(judge_endpoints(panel, scripted_url)) if panel is not None else None
         if asks is not None:
             stack.push_async_callback(asks.aclose)
-        judges = (
-            [PanelJudge(j.name, j.endpoint.model, asks.ask_for(j.name)) for j in panel.spec.judges]
-            if panel is not None and asks is not None
-            else []
-        )
+        judges = asks.judges(panel) if panel is not None and asks is not None else []
         cache = StoreVerdictCache(store.store)
         gate = asyncio.Semaphore(prepared.config.rollout.spec.parallelism)
 
