@@ -5,22 +5,50 @@
 archives, judge calls, progress); report, exporter, operator and command line read
 results only through it and the readers here (:func:`open_rollout_dir`,
 :func:`find_trial`). The backends themselves (``file://``, ``s3://``) are
-:mod:`adhere.store`.
+:mod:`adhere.store`. The layout is drawn in :mod:`adhere.artifacts._layout`;
+the exporter's change-aware reading is :class:`CachedReader`.
 """
 
 from adhere.artifacts._cache import StoreVerdictCache
-from adhere.artifacts._layout import RolloutStore, StoredTrial, safe_segment
+from adhere.artifacts._layout import (
+    FEEDBACK,
+    INSTANCES,
+    SPECS,
+    RolloutStore,
+    StoredTrial,
+    feedback_run_name,
+    safe_segment,
+    write_benchmark_instances,
+)
 from adhere.artifacts._readers import find_trial, open_rollout_dir
-from adhere.artifacts._telemetry import JUDGE_CALLS, PROGRESS, append_judge_calls
+from adhere.artifacts._records import JudgeCallRecord, Phase, RunProgress
+from adhere.artifacts._scan import CachedReader, TrialDir
+from adhere.artifacts._telemetry import (
+    append_judge_calls,
+    read_judge_calls,
+    read_progress,
+    write_progress,
+)
 
 __all__ = [
-    "JUDGE_CALLS",
-    "PROGRESS",
+    "CachedReader",
+    "FEEDBACK",
+    "INSTANCES",
+    "JudgeCallRecord",
+    "Phase",
     "RolloutStore",
+    "RunProgress",
+    "SPECS",
     "StoreVerdictCache",
     "StoredTrial",
+    "TrialDir",
     "append_judge_calls",
+    "feedback_run_name",
     "find_trial",
     "open_rollout_dir",
+    "read_judge_calls",
+    "read_progress",
     "safe_segment",
+    "write_benchmark_instances",
+    "write_progress",
 ]

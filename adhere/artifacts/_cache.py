@@ -7,11 +7,10 @@ rollout therefore finds every verdict here and makes no judge call.
 
 from __future__ import annotations
 
+from adhere.artifacts._layout import VERDICT_CACHE
 from adhere.core import Verdict
 from adhere.errors import StoreError
 from adhere.store import Store
-
-CACHE_PREFIX = "_cache/verdicts"
 
 
 class StoreVerdictCache:
@@ -23,7 +22,7 @@ class StoreVerdictCache:
         self.misses = 0
 
     def _key(self, key: str) -> str:
-        return f"{CACHE_PREFIX}/{key[:2]}/{key}.json"
+        return f"{VERDICT_CACHE}/{key[:2]}/{key}.json"
 
     def get(self, key: str) -> Verdict | None:
         """The cached verdict, or None."""

@@ -1,22 +1,39 @@
-"""The artifact layout of a rollout in a store.
+"""The store layout: the one place that names every artifact a run leaves behind.
 
 ::
 
-    <rollout>/
-      rollout.yaml                 the Rollout, Benchmark (and JudgePanel) specs as run
-      instances.jsonl              the resolved instances (one Instance a line)
-      trials/<model>/<scaffold>/<instance>/r<repeat>/
-        calls.jsonl                raw model calls as the recording proxy saw them, one
-                                   record a line (secrets redacted before writing)
-        trajectory.json            normalized Trajectory with instruction-source tags
-        scaffold.json              the scaffold's per-turn exit codes, output tails, files
-        verdicts.json              list of Verdict
-        result.json                TrialResult — written last: its presence means "finished"
-        attempt-<n>/               earlier failed attempts, moved aside before a retry
+    <store>/
+      _cache/verdicts/<key[:2]>/<key>.json   judge verdicts by content hash, shared by
+                                             every rollout of the store (StoreVerdictCache)
+      _benchmarks/<namespace>/<name>/
+        instances.jsonl                      a Benchmark's instances as the operator resolved them
+      <rollout>/
+        rollout.yaml                         the Rollout, Benchmark (and JudgePanel) specs as run
+        instances.jsonl                      the resolved instances (one Instance a line)
+        progress.json                        the latest run's counts (RunProgress)
+        judge_calls.jsonl                    one JudgeCallRecord per judge call of every
+                                             scoring pass (appended)
+        report/                              report.md, report.html, *.svg (``adhere report``);
+                                             feedback.md (``adhere feedback``)
+        trials/<model>/<scaffold>/<instance>/r<repeat>/
+          calls.jsonl                        raw model calls as the recording proxy saw them,
+                                             one record a line (secrets redacted before writing)
+          trajectory.json                    normalized Trajectory with instruction-source tags
+          scaffold.json                      the scaffold's per-turn exit codes, output tails, files
+          verdicts.json                      list of Verdict, one per decided check
+          judge_verdicts.json                judge name → that judge's verdicts
+          feedback.json                      (corrected runs) what was fed back to the agent
+          result.json                        TrialResult — written last: its presence means
+                                             "finished"
+          attempt-<n>/                       earlier failed attempts, moved aside before a retry
+      <rollout>-feedback/ (-feedback-prepend, -feedback-turn, -rerun)
+                                             corrected runs of ``adhere feedback``: rollouts of
+                                             their own with the same layout
 
 A trial is done when ``result.json`` exists with status ``ok``; a re-run skips it.
 Trials that ended in ``error`` are retried by the next run, keeping the failed
-attempt's files under ``attempt-<n>/``.
+attempt's files under ``attempt-<n>/``. Path segments are :func:`safe_segment` of the
+names they stand for.
 """
 
 from __future__ import annotations
@@ -24,18 +41,50 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter
-
+from adhere.artifacts._records import (
+    VERDICT_LIST,
+    decode_judge_verdicts,
+    encode_judge_verdicts,
+    encode_verdicts,
+)
 from adhere.core import Instance, Trajectory, Trial, TrialResult, Verdict
 from adhere.errors import StoreError
 from adhere.store import Store
 
+# Rollout-level names.
+SPECS = "rollout.yaml"
+INSTANCES = "instances.jsonl"
+PROGRESS = "progress.json"
+JUDGE_CALLS = "judge_calls.jsonl"
+REPORT = "report"
+TRIALS = "trials"
+# Trial-level names.
+CALLS = "calls.jsonl"
+TRAJECTORY = "trajectory.json"
+SCAFFOLD = "scaffold.json"
+VERDICTS = "verdicts.json"
+JUDGE_VERDICTS = "judge_verdicts.json"
+FEEDBACK = "feedback.json"
+RESULT = "result.json"
+ATTEMPT = "attempt-"
+"""Prefix of an archived attempt's directory: ``attempt-<n>``."""
+# Store-level names.
+VERDICT_CACHE = "_cache/verdicts"
+BENCHMARKS = "_benchmarks"
+FEEDBACK_RUNS = {
+    "append": "feedback",
+    "prepend": "feedback-prepend",
+    "new-turn": "feedback-turn",
+    "none": "rerun",
+}
+"""Feedback placement → suffix of the corrected run's name (``<rollout>-<suffix>``)."""
+
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
-_VERDICTS = TypeAdapter(list[Verdict])
 
 
 def safe_segment(name: str) -> str:
@@ -45,6 +94,30 @@ def safe_segment(name: str) -> str:
         return name
     digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
     return f"{cleaned[:100]}-{digest}"
+
+
+def attempt_dir(attempt: int) -> str:
+    """Directory name of an archived attempt (``attempt-<n>``)."""
+    return f"{ATTEMPT}{attempt}"
+
+
+def feedback_run_name(rollout: str, placement: str) -> str:
+    """Default name of a corrected run of ``rollout`` (see :data:`FEEDBACK_RUNS`)."""
+    return f"{rollout}-{FEEDBACK_RUNS[placement]}"
+
+
+def write_benchmark_instances(
+    store: Store, namespace: str, name: str, instances: Iterable[Instance]
+) -> str:
+    """Store a Benchmark's resolved instances (the operator does); return their URI."""
+    key = f"{BENCHMARKS}/{namespace}/{name}/{INSTANCES}"
+    body = "".join(i.model_dump_json() + "\n" for i in instances)
+    store.write_bytes(key, body.encode("utf-8"))
+    return f"{store.uri.rstrip('/')}/{key}"
+
+
+def _json_bytes(data: Any) -> bytes:
+    return json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True).encode("utf-8")
 
 
 @dataclass(frozen=True)
@@ -67,6 +140,10 @@ class RolloutStore:
         """URI of the rollout's artifact root."""
         return f"{self.store.uri.rstrip('/')}/{self.rollout}"
 
+    def where(self, *parts: str) -> str:
+        """URI of a file under the rollout root (for messages)."""
+        return "/".join((self.uri, *parts))
+
     def key(self, *parts: str) -> str:
         """Key of a file under the rollout root."""
         return "/".join((self.rollout, *parts))
@@ -74,7 +151,7 @@ class RolloutStore:
     def trial_key(self, trial: Trial, name: str) -> str:
         """Key of one artifact of a trial."""
         return self.key(
-            "trials",
+            TRIALS,
             safe_segment(trial.model),
             safe_segment(trial.scaffold),
             safe_segment(trial.instance),
@@ -89,81 +166,137 @@ class RolloutStore:
         import yaml
 
         text = yaml.safe_dump_all(list(documents), sort_keys=False)
-        self.store.write_bytes(self.key("rollout.yaml"), text.encode("utf-8"))
+        self.store.write_bytes(self.key(SPECS), text.encode("utf-8"))
+
+    def is_empty(self) -> bool:
+        """Whether the rollout's directory holds no file at all."""
+        return not any(True for _ in self.store.list(self.key("")))
+
+    def has_specs(self) -> bool:
+        """Whether the spec snapshot was stored."""
+        return self.store.exists(self.key(SPECS))
+
+    def read_specs(self) -> list[Any]:
+        """The spec snapshot's YAML documents, in order.
+
+        Raises:
+            StoreError: There is no snapshot, or it cannot be read.
+        """
+        import yaml
+
+        text = self.store.read_bytes(self.key(SPECS)).decode("utf-8")
+        return list(yaml.safe_load_all(text))
 
     def write_instances(self, instances: Iterable[Instance]) -> None:
         """Store the resolved instances."""
         lines = [inst.model_dump_json() for inst in instances]
-        self.store.write_bytes(self.key("instances.jsonl"), ("\n".join(lines) + "\n").encode())
+        self.store.write_bytes(self.key(INSTANCES), ("\n".join(lines) + "\n").encode())
 
     def has_instances(self) -> bool:
         """Whether the instances were stored."""
-        return self.store.exists(self.key("instances.jsonl"))
+        return self.store.exists(self.key(INSTANCES))
 
     def read_instances(self) -> list[Instance]:
         """The stored instances."""
-        text = self.store.read_bytes(self.key("instances.jsonl")).decode("utf-8")
+        text = self.store.read_bytes(self.key(INSTANCES)).decode("utf-8")
         out = []
         for number, line in enumerate(text.splitlines(), start=1):
             if line.strip():
                 try:
                     out.append(Instance.model_validate_json(line))
                 except ValueError as exc:
-                    raise StoreError(f"{self.key('instances.jsonl')}:{number}: {exc}") from exc
+                    raise StoreError(f"{self.key(INSTANCES)}:{number}: {exc}") from exc
         return out
+
+    def report_dir(self) -> Path | None:
+        """The local directory of the rollout's report files (``None`` on an object store)."""
+        return self.store.local_path(self.key(REPORT))
+
+    def write_report(self, name: str, text: str) -> str:
+        """Write one report file under ``report/``; return its local path or URI."""
+        key = self.key(REPORT, name)
+        self.store.write_bytes(key, text.encode("utf-8"))
+        local = self.store.local_path(key)
+        return str(local) if local is not None else self.where(REPORT, name)
 
     # --- trial-level files -------------------------------------------------------
 
     def write_calls(self, trial: Trial, records: Iterable[dict[str, Any]]) -> None:
         """Store the raw call log of a trial (JSONL)."""
         body = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records)
-        self.store.write_bytes(self.trial_key(trial, "calls.jsonl"), body.encode("utf-8"))
+        self.store.write_bytes(self.trial_key(trial, CALLS), body.encode("utf-8"))
 
     def read_calls(self, trial: Trial) -> list[dict[str, Any]]:
         """The raw call log of a trial."""
-        text = self.store.read_bytes(self.trial_key(trial, "calls.jsonl")).decode("utf-8")
+        text = self.store.read_bytes(self.trial_key(trial, CALLS)).decode("utf-8")
         return [json.loads(line) for line in text.splitlines() if line.strip()]
 
     def write_trajectory(self, trial: Trial, trajectory: Trajectory) -> None:
         """Store a trial's normalized trajectory."""
         data = trajectory.model_dump_json(indent=1).encode("utf-8")
-        self.store.write_bytes(self.trial_key(trial, "trajectory.json"), data)
+        self.store.write_bytes(self.trial_key(trial, TRAJECTORY), data)
 
     def read_trajectory(self, trial: Trial) -> Trajectory | None:
         """A trial's trajectory, or None if it has none (e.g. the trial failed)."""
-        key = self.trial_key(trial, "trajectory.json")
+        key = self.trial_key(trial, TRAJECTORY)
         if not self.store.exists(key):
             return None
         return Trajectory.model_validate_json(self.store.read_bytes(key))
 
     def write_json(self, trial: Trial, name: str, data: Any) -> None:
         """Store another JSON artifact of a trial (e.g. ``scaffold.json``)."""
-        body = json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True).encode("utf-8")
-        self.store.write_bytes(self.trial_key(trial, name), body)
+        self.store.write_bytes(self.trial_key(trial, name), _json_bytes(data))
 
     def read_json(self, trial: Trial, name: str) -> Any:
         """Read a JSON artifact of a trial."""
         return json.loads(self.store.read_bytes(self.trial_key(trial, name)))
 
+    def write_scaffold(self, trial: Trial, outcome: Mapping[str, Any]) -> None:
+        """Store what the scaffold did (``scaffold.json``)."""
+        self.write_json(trial, SCAFFOLD, outcome)
+
+    def write_feedback(self, trial: Trial, record: Mapping[str, Any]) -> None:
+        """Store what was fed back to a corrected trial (``feedback.json``)."""
+        self.write_json(trial, FEEDBACK, record)
+
+    def read_feedback(self, trial: Trial) -> dict[str, Any] | None:
+        """A trial's ``feedback.json``, or ``None`` when it has none."""
+        if not self.store.exists(self.trial_key(trial, FEEDBACK)):
+            return None
+        data = self.read_json(trial, FEEDBACK)
+        return data if isinstance(data, dict) else None
+
     def write_verdicts(self, trial: Trial, verdicts: Sequence[Verdict]) -> None:
         """Store a trial's verdicts."""
-        data = _VERDICTS.dump_json(list(verdicts), indent=1)
-        self.store.write_bytes(self.trial_key(trial, "verdicts.json"), data)
+        self.store.write_bytes(self.trial_key(trial, VERDICTS), encode_verdicts(verdicts))
 
     def read_verdicts(self, trial: Trial) -> list[Verdict]:
         """A trial's verdicts."""
-        return _VERDICTS.validate_json(
-            self.store.read_bytes(self.trial_key(trial, "verdicts.json"))
+        return VERDICT_LIST.validate_json(self.store.read_bytes(self.trial_key(trial, VERDICTS)))
+
+    def write_judge_verdicts(
+        self, trial: Trial, per_judge: Mapping[str, Sequence[Verdict]]
+    ) -> None:
+        """Store each judge's own verdicts of a trial (``{}`` when no judge ran)."""
+        self.store.write_bytes(
+            self.trial_key(trial, JUDGE_VERDICTS), encode_judge_verdicts(per_judge)
         )
+
+    def read_judge_verdicts(self, trial: Trial) -> dict[str, list[Verdict]]:
+        """Judge name → that judge's verdicts of a trial (empty when none were stored)."""
+        key = self.trial_key(trial, JUDGE_VERDICTS)
+        if not self.store.exists(key):
+            return {}
+        return decode_judge_verdicts(self.store.read_bytes(key))
 
     def write_result(self, result: TrialResult) -> None:
         """Mark a trial finished. Call last, after every other artifact is written."""
         data = result.model_dump_json(indent=1).encode("utf-8")
-        self.store.write_bytes(self.trial_key(result.trial, "result.json"), data, durable=True)
+        self.store.write_bytes(self.trial_key(result.trial, RESULT), data, durable=True)
 
     def read_result(self, trial: Trial) -> TrialResult | None:
         """The trial's result record, or None if the trial has not finished."""
-        key = self.trial_key(trial, "result.json")
+        key = self.trial_key(trial, RESULT)
         if not self.store.exists(key):
             return None
         return TrialResult.model_validate_json(self.store.read_bytes(key))
@@ -173,24 +306,40 @@ class RolloutStore:
         result = self.read_result(trial)
         return result is not None and result.status == "ok"
 
-    def archive_attempt(self, trial: Trial, attempt: int) -> None:
-        """Move a failed attempt's files under ``attempt-<n>/`` before retrying."""
+    # --- attempts ----------------------------------------------------------------
+
+    def _current_files(self, trial: Trial) -> Iterator[tuple[str, str]]:
+        """(key, name) of the trial's files outside ``attempt-<n>/``."""
         prefix = self.trial_key(trial, "")
         for key in list(self.store.list(prefix)):
             rest = key[len(prefix) :]
-            if "/" in rest:  # already-archived attempts
-                continue
-            self.store.rename(key, f"{prefix}attempt-{attempt}/{rest}")
+            if "/" not in rest:  # not in an archived attempt
+                yield key, rest
+
+    def has_files(self, trial: Trial) -> bool:
+        """Whether the trial has files of an attempt not archived (e.g. a killed pod's)."""
+        return any(True for _ in self._current_files(trial))
+
+    def archive_attempt(self, trial: Trial, attempt: int) -> None:
+        """Move a failed attempt's files under ``attempt-<n>/`` before retrying."""
+        for key, name in self._current_files(trial):
+            self.store.rename(key, self.trial_key(trial, f"{attempt_dir(attempt)}/{name}"))
+
+    def copy_trial(self, source: RolloutStore, source_trial: Trial, trial: Trial) -> None:
+        """Copy a trial's current files from ``source``, all but its ``result.json``."""
+        for key, name in source._current_files(source_trial):
+            if name != RESULT:
+                self.store.write_bytes(self.trial_key(trial, name), source.store.read_bytes(key))
 
     def iter_trials(self) -> Iterator[StoredTrial]:
         """Every finished trial (ok or error) with its verdicts."""
-        for key in self.store.list(self.key("trials")):
-            if not key.endswith("/result.json") or "/attempt-" in key:
+        for key in self.store.list(self.key(TRIALS)):
+            if not key.endswith(f"/{RESULT}") or f"/{ATTEMPT}" in key:
                 continue
             result = TrialResult.model_validate_json(self.store.read_bytes(key))
-            verdict_key = key[: -len("result.json")] + "verdicts.json"
+            verdict_key = key[: -len(RESULT)] + VERDICTS
             verdicts = (
-                _VERDICTS.validate_json(self.store.read_bytes(verdict_key))
+                VERDICT_LIST.validate_json(self.store.read_bytes(verdict_key))
                 if self.store.exists(verdict_key)
                 else []
             )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adhere.artifacts._layout import RolloutStore
+from adhere.artifacts._layout import INSTANCES, RolloutStore
 from adhere.core import Trial
 from adhere.errors import SpecError
 from adhere.store import open_store
@@ -15,9 +15,9 @@ __all__ = ["find_trial", "open_rollout_dir"]
 def open_rollout_dir(path: str | Path) -> RolloutStore:
     """A rollout's store from the path of its artifact directory (``runs/<rollout>``)."""
     p = Path(path).resolve()
-    if not (p / "instances.jsonl").is_file():
+    if not (p / INSTANCES).is_file():
         raise SpecError(
-            "not a rollout directory (expected instances.jsonl inside); give the rollout's "
+            f"not a rollout directory (expected {INSTANCES} inside); give the rollout's "
             "artifact directory, e.g. runs/quickstart, or its rollout YAML",
             file=str(path),
         )

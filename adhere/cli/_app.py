@@ -135,14 +135,12 @@ def _write_report(store: object, out: Path | None = None, human_labels: str | No
         files["plot.svg"] = result.plot_svg
     files.update((name, svg) for name, (_title, svg) in result.plots.items())
     if out is None:
-        local = store.store.local_path(store.key("report", "report.md"))
+        local = store.report_dir()
         if local is None:  # an object store (s3://): the report goes beside the results
-            for name, text in files.items():
-                store.store.write_bytes(store.key("report", name), text.encode("utf-8"))
-            where = f"{store.uri}/report/report.md"
-            err_console.print(f"report written to {where} and report.html", highlight=False)
+            where = [store.write_report(name, text) for name, text in files.items()]
+            err_console.print(f"report written to {where[0]} and report.html", highlight=False)
             return
-        out = local.parent
+        out = local
     out.mkdir(parents=True, exist_ok=True)
     for name, text in files.items():
         (out / name).write_text(text, encoding="utf-8")

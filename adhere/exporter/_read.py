@@ -1,27 +1,18 @@
 """Reading a store's rollouts for the exporter, re-parsing only what changed.
 
-One :class:`StoreReader` per store keeps parsed files between refreshes. A file is
-parsed again only when its version changes: on a local store the version is the
-file's modification time and size; on a remote store small mutable files
-(``result.json``, ``verdicts.json``, …) are re-read on every refresh and the large
-call logs (``calls.jsonl``) are parsed once per trial attempt — they never change
-after the attempt's ``result.json`` is written.
+One :class:`StoreReader` per store assembles each rollout's data from the files
+:class:`adhere.artifacts.CachedReader` reads; that reader keeps decoded files between
+refreshes and decodes a file again only when it changed.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import re
-from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 
-import yaml
-from pydantic import TypeAdapter
-
-from adhere.artifacts import JUDGE_CALLS, PROGRESS, StoredTrial
+from adhere.artifacts import CachedReader, JudgeCallRecord, StoredTrial, TrialDir
 from adhere.core import Instance, TrialResult, Verdict
 from adhere.errors import StoreError
 from adhere.metrics import ScoredTrial
@@ -31,11 +22,6 @@ from adhere.store import Store
 __all__ = ["AttemptFacts", "CallFacts", "RolloutData", "StoreReader", "TrialFacts", "call_reason"]
 
 log = logging.getLogger(__name__)
-
-_VERDICTS = TypeAdapter(list[Verdict])
-_ATTEMPT = re.compile(r"^attempt-\d+$")
-_REPEAT = re.compile(r"^r\d+$")
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -82,7 +68,7 @@ class RolloutData:
     trials: list[TrialFacts] = field(default_factory=list)
     archived: list[AttemptFacts] = field(default_factory=list)
     """Earlier failed attempts (moved aside before a retry)."""
-    judge_calls: list[dict[str, Any]] = field(default_factory=list)
+    judge_calls: list[JudgeCallRecord] = field(default_factory=list)
     last_activity: float | None = None
     """Unix time of the latest finished trial or progress update."""
 
@@ -118,89 +104,42 @@ def _timestamp(text: Any) -> float | None:
 
 
 class StoreReader:
-    """Reads a store's rollouts; keeps parsed files until they change."""
+    """Reads a store's rollouts; keeps decoded files until they change."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._cache: dict[str, tuple[Hashable, Any]] = {}
-        self._seen: set[str] = set()
+        self._files = CachedReader(store)
 
     def rollouts(self) -> list[str]:
         """Names of the rollouts in the store (directories holding ``instances.jsonl``)."""
-        root = self.store.local_path("instances.jsonl")
-        if root is not None:
-            base = root.parent
-            if not base.is_dir():
-                return []
-            return sorted(p.name for p in base.iterdir() if (p / "instances.jsonl").is_file())
-        names = set()
-        for key in self.store.list(""):
-            parts = key.split("/")
-            if len(parts) == 2 and parts[1] == "instances.jsonl":
-                names.add(parts[0])
-        return sorted(names)
-
-    def _version(self, key: str, token: Hashable | None) -> Hashable | None:
-        local = self.store.local_path(key)
-        if local is not None:
-            try:
-                stat = local.stat()
-            except OSError:
-                return None
-            return (stat.st_mtime_ns, stat.st_size)
-        return token
-
-    def _get(self, key: str, parse: Callable[[bytes], T], token: Hashable | None = None) -> T:
-        """``parse`` of the key's bytes, from the cache when its version is unchanged."""
-        self._seen.add(key)
-        version = self._version(key, token)
-        hit = self._cache.get(key)
-        if version is not None and hit is not None and hit[0] == version:
-            return hit[1]  # type: ignore[no-any-return]
-        value = parse(self.store.read_bytes(key))
-        if version is not None:
-            self._cache[key] = (version, value)
-        return value
-
-    def _optional(
-        self, key: str, parse: Callable[[bytes], T], default: T, token: Hashable | None = None
-    ) -> T:
-        if not self.store.exists(key):
-            return default
-        try:
-            return self._get(key, parse, token)
-        except (StoreError, ValueError) as exc:
-            log.warning("exporter: skipping unreadable %s: %s", key, exc)
-            return default
+        return self._files.rollouts()
 
     def read(self, name: str) -> RolloutData:
         """One rollout's data."""
         data = RolloutData(name=name)
         self._specs(data)
-        data.instances = self._get(f"{name}/instances.jsonl", _instances)
+        data.instances = self._files.instances(name)
         repeats_models = data.planned  # models × scaffolds × repeats from the specs
         data.planned = repeats_models * len(data.instances)
-        progress = self._optional(f"{name}/{PROGRESS}", _json, None)
-        if isinstance(progress, dict):
-            if isinstance(progress.get("planned"), int) and progress["planned"] > 0:
-                data.planned = progress["planned"]
-            if isinstance(progress.get("running"), int):
-                data.running = progress["running"]
+        progress = self._files.progress(name)
+        if progress is not None:
+            planned = progress.get("planned")
+            if isinstance(planned, int) and planned > 0:
+                data.planned = planned
+            running = progress.get("running")
+            if isinstance(running, int):
+                data.running = running
             data.last_activity = _timestamp(progress.get("updated_at"))
-        data.judge_calls = self._optional(f"{name}/{JUDGE_CALLS}", _jsonl, [])
+        data.judge_calls = self._files.judge_calls(name)
         self._trials(data)
         return data
 
     def forget_unseen(self) -> None:
         """Drop cached files not read since the last call (deleted or moved)."""
-        for key in set(self._cache) - self._seen:
-            del self._cache[key]
-        self._seen = set()
+        self._files.forget_unseen()
 
     def _specs(self, data: RolloutData) -> None:
-        documents: list[dict[str, Any]] = self._optional(
-            f"{data.name}/rollout.yaml", _yaml_documents, []
-        )
+        documents = self._files.specs(data.name)
         multiplier = 0
         for doc in documents:
             kind, spec = doc.get("kind"), doc.get("spec") or {}
@@ -228,96 +167,46 @@ class StoreReader:
     def _trials(self, data: RolloutData) -> None:
         suites = sorted({i.suite for i in data.instances.values()})
         data.suite = ", ".join(suites)
-        dirs: dict[str, dict[str, set[str]]] = {}
-        for key in self.store.list(f"{data.name}/trials"):
-            head, _, file = key.rpartition("/")
-            parts = head.split("/")
-            attempt = ""
-            if parts and _ATTEMPT.match(parts[-1]):
-                attempt = parts.pop()
-            if len(parts) < 2 or not _REPEAT.match(parts[-1]):
-                continue
-            dirs.setdefault("/".join(parts), {}).setdefault(attempt, set()).add(file)
         latest = data.last_activity
-        for trial_dir, attempts in sorted(dirs.items()):
-            for attempt, files in sorted(attempts.items()):
-                if "result.json" not in files:
-                    continue  # in progress, or an attempt moved aside half-way
-                prefix = f"{trial_dir}/{attempt}/" if attempt else f"{trial_dir}/"
-                facts = self._attempt(prefix, files)
-                if facts is None:
-                    continue
-                finished = _timestamp(facts.result.finished_at)
-                if finished is not None and (latest is None or finished > latest):
-                    latest = finished
-                if attempt:
-                    data.archived.append(facts)
-                else:
-                    data.trials.append(self._trial(prefix, files, facts, data))
+        for trial_dir in self._files.trial_dirs(data.name):
+            if not trial_dir.finished:
+                continue  # in progress, or an attempt moved aside half-way
+            facts = self._attempt(trial_dir)
+            if facts is None:
+                continue
+            finished = _timestamp(facts.result.finished_at)
+            if finished is not None and (latest is None or finished > latest):
+                latest = finished
+            if trial_dir.archived:
+                data.archived.append(facts)
+            else:
+                data.trials.append(self._trial(trial_dir, facts, data))
         data.last_activity = latest
 
-    def _attempt(self, prefix: str, files: set[str]) -> AttemptFacts | None:
+    def _attempt(self, trial_dir: TrialDir) -> AttemptFacts | None:
         try:
-            result = self._get(prefix + "result.json", TrialResult.model_validate_json)
+            result = self._files.result(trial_dir)
         except (StoreError, ValueError) as exc:
-            log.warning("exporter: skipping %sresult.json: %s", prefix, exc)
+            log.warning("exporter: skipping the attempt at %s: %s", trial_dir.prefix, exc)
             return None
-        calls: tuple[CallFacts, ...] = ()
-        if "calls.jsonl" in files:
-            token = (result.attempt, result.finished_at)
-            calls = self._optional(prefix + "calls.jsonl", _calls, (), token)
+        calls = self._files.calls(trial_dir, result, _calls) or ()
         return AttemptFacts(result=result, calls=calls)
 
-    def _trial(
-        self, prefix: str, files: set[str], facts: AttemptFacts, data: RolloutData
-    ) -> TrialFacts:
-        verdicts: list[Verdict] = []
-        if "verdicts.json" in files:
-            verdicts = self._optional(prefix + "verdicts.json", _VERDICTS.validate_json, [])
+    def _trial(self, trial_dir: TrialDir, facts: AttemptFacts, data: RolloutData) -> TrialFacts:
+        verdicts = self._files.verdicts(trial_dir)
         scored, _conflict = scored_trial(StoredTrial(facts.result, verdicts), data.instances)
         judged: dict[str, list[Verdict]] = {}
-        if "judge_verdicts.json" in files and facts.result.status == "ok":
-            raw: dict[str, list[Verdict]] = self._optional(
-                prefix + "judge_verdicts.json", _judged, {}
-            )
+        if facts.result.status == "ok":
+            raw = self._files.judge_verdicts(trial_dir)
             kept = {v.check_id for v in scored.verdicts}
             judged = {name: [v for v in found if v.check_id in kept] for name, found in raw.items()}
             judged = {name: found for name, found in judged.items() if found}
         return TrialFacts(attempt=facts, scored=scored, judged=judged)
 
 
-def _json(raw: bytes) -> Any:
-    return json.loads(raw)
-
-
-def _jsonl(raw: bytes) -> list[dict[str, Any]]:
+def _calls(records: list[dict[str, Any]]) -> tuple[CallFacts, ...]:
     out = []
-    for line in raw.decode("utf-8").splitlines():
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            out.append(value)
-    return out
-
-
-def _yaml_documents(raw: bytes) -> list[dict[str, Any]]:
-    return [d for d in yaml.safe_load_all(raw.decode("utf-8")) if isinstance(d, dict)]
-
-
-def _instances(raw: bytes) -> dict[str, Instance]:
-    out = {}
-    for line in raw.decode("utf-8").splitlines():
-        if line.strip():
-            instance = Instance.model_validate_json(line)
-            out[instance.id] = instance
-    return out
-
-
-def _calls(raw: bytes) -> tuple[CallFacts, ...]:
-    out = []
-    for record in _jsonl(raw):
+    for record in records:
         seconds = record.get("duration_seconds")
         out.append(
             CallFacts(
@@ -326,10 +215,3 @@ def _calls(raw: bytes) -> tuple[CallFacts, ...]:
             )
         )
     return tuple(out)
-
-
-def _judged(raw: bytes) -> dict[str, list[Verdict]]:
-    data = json.loads(raw)
-    if not isinstance(data, dict):
-        raise ValueError("expected an object of judge name → verdicts")
-    return {str(name): _VERDICTS.validate_python(found) for name, found in data.items()}

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from adhere.artifacts import RolloutStore
+from adhere.artifacts import RolloutStore, write_benchmark_instances
 from adhere.core import Instance, Trial
 from adhere.errors import SpecError, StoreError
 from adhere.operator._config import OperatorConfig
@@ -174,8 +174,5 @@ def resolve_benchmark(benchmark: Benchmark, config: OperatorConfig) -> ResolvedB
     stored = None
     if config.store_uri is not None:
         store = open_store(config.store_uri, base_dir=Path(config.data_dir).resolve())
-        prefix = f"_benchmarks/{meta.namespace or 'default'}/{meta.name}"
-        body = "".join(i.model_dump_json() + "\n" for i in instances)
-        store.write_bytes(f"{prefix}/instances.jsonl", body.encode("utf-8"))
-        stored = f"{store.uri.rstrip('/')}/{prefix}/instances.jsonl"
+        stored = write_benchmark_instances(store, meta.namespace or "default", meta.name, instances)
     return ResolvedBenchmark(len(instances), sum(len(i.checks) for i in instances), stored)

@@ -17,19 +17,20 @@ scripted policy server the judges call — keeps running).
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from adhere.artifacts import RolloutStore, append_judge_calls
+from adhere.artifacts import JudgeCallRecord, RolloutStore, append_judge_calls
 from adhere.core import Check, Instance, Trajectory, Trial, Verdict
 from adhere.errors import AdhereError, ClusterError
 from adhere.judging import VerdictCache, cache_key, needs_judge, trajectory_digest
 from adhere.ray_jobs._pools import Pools, start_pools
 from adhere.ray_jobs._session import ray_session
 from adhere.ray_jobs._workers import Judged
-from adhere.scoring import DecidedChecks, Scorer, ScoreSummary, record_trial
+from adhere.scoring import DecidedChecks, Scorer, ScoreSummary, ok_trials, record_trial
 from adhere.spec import Endpoint, JudgePanel
 from adhere.suites import Suite
 
@@ -127,7 +128,7 @@ class _Pass:
         self.summary = summary
         self.on_trial = on_trial
         self.in_flight: dict[Any, _Job] = {}
-        self.judge_records: list[dict[str, Any]] = []
+        self.judge_records: list[JudgeCallRecord] = []
 
     async def run(self, trials: list[Trial]) -> None:
         import ray
@@ -209,7 +210,7 @@ async def score_rollout_on_ray(
 ) -> RayScoreSummary:
     """Score every trial of the rollout that finished ``ok``, on Ray actor pools.
 
-    Takes the arguments of :func:`adhere.scoring._score.score_rollout` and writes
+    Takes the arguments of a :class:`~adhere.scoring.Scorer` and writes
     the same verdicts; the summary adds what the actors did.
 
     Args:
@@ -237,7 +238,7 @@ async def score_rollout_on_ray(
     """
     started = time.monotonic()
     summary = RayScoreSummary()
-    trials = [s.result.trial for s in store.iter_trials() if s.result.status == "ok"]
+    trials = ok_trials(store)
     names = sorted({instances[t.instance].suite for t in trials})
     suites = {name: suite_for(name) for name in names}
     with ray_session(address):
@@ -271,6 +272,10 @@ async def score_rollout_on_ray(
     return summary
 
 
+_IS_A_SCORER: Scorer = score_rollout_on_ray
+"""Where mypy checks that the Ray pass takes every argument of a :class:`Scorer`."""
+
+
 def ray_scorer(
     *,
     address: str | None = None,
@@ -278,32 +283,11 @@ def ray_scorer(
     judge_actors: int = 2,
     verify_cpus: float = 0.5,
 ) -> Scorer:
-    """:func:`score_rollout_on_ray` with these settings, as ``execute``/``rescore`` take it."""
-
-    async def score(
-        store: RolloutStore,
-        instances: Mapping[str, Instance],
-        suite_for: Callable[[str], Suite],
-        *,
-        panel: JudgePanel | None,
-        judge_endpoints: Mapping[str, Endpoint] | None = None,
-        cache: VerdictCache | None = None,
-        parallelism: int = 8,
-        on_trial: Callable[[Trial], None] | None = None,
-    ) -> ScoreSummary:
-        return await score_rollout_on_ray(
-            store,
-            instances,
-            suite_for,
-            panel=panel,
-            judge_endpoints=judge_endpoints,
-            cache=cache,
-            parallelism=parallelism,
-            on_trial=on_trial,
-            address=address,
-            verify_actors=verify_actors,
-            judge_actors=judge_actors,
-            verify_cpus=verify_cpus,
-        )
-
-    return score
+    """:func:`score_rollout_on_ray` with these settings bound: a :class:`Scorer`."""
+    return functools.partial(
+        score_rollout_on_ray,
+        address=address,
+        verify_actors=verify_actors,
+        judge_actors=judge_actors,
+        verify_cpus=verify_cpus,
+    )

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from adhere.artifacts import JudgeCallRecord
 from adhere.core import Check, Instance, Trajectory, Verdict
 from adhere.judging import PanelJudge, PanelResult
 from adhere.ray_jobs._limiter import RemoteLimiter
@@ -70,7 +71,7 @@ class Judged:
 
     result: PanelResult
     new_cache_entries: dict[str, Verdict]
-    calls: list[dict[str, Any]] = field(default_factory=list)
+    calls: list[JudgeCallRecord] = field(default_factory=list)
     """Records of the judge calls this actor made since its last answer (telemetry)."""
 
 
@@ -103,10 +104,7 @@ class JudgeWorker:
                 for name, endpoint in self.endpoints.items()
             }
             asks = JudgeAsks(self.endpoints, shared)
-            self._judges = [
-                PanelJudge(j.name, j.endpoint.model, asks.ask_for(j.name))
-                for j in self.panel.spec.judges
-            ]
+            self._judges = asks.judges(self.panel)
             self._asks = asks
         return self._judges
 
@@ -116,7 +114,7 @@ class JudgeWorker:
         """Run the panel over one trial's remaining checks (see :func:`judge_checks`)."""
         cache = PrefetchedCache(dict(cached))
         result = await judge_checks(self._panel(), checks, trajectory, self.panel, cache)
-        records: list[dict[str, Any]] = []
+        records: list[JudgeCallRecord] = []
         if self._asks is not None:
             records, self._asks.records = self._asks.records, []
         return Judged(result=result, new_cache_entries=cache.new, calls=records)

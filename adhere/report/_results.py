@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from adhere.artifacts import RolloutStore, StoredTrial
+from adhere.artifacts import INSTANCES, RolloutStore, StoredTrial
 from adhere.core import Instance, Verdict
 from adhere.errors import SpecError
 from adhere.judging import (
@@ -55,7 +55,7 @@ class Collected:
 def collect(store: RolloutStore) -> Collected:
     """Every finished trial with its grouping keys (model, scaffold, instance metadata)."""
     if not store.has_instances():
-        raise SpecError(f"no rollout results at {store.uri} (instances.jsonl is missing)")
+        raise SpecError(f"no rollout results at {store.uri} ({INSTANCES} is missing)")
     instances = {i.id: i for i in store.read_instances()}
     suites = {i.suite for i in instances.values()}
     trials = []
@@ -235,14 +235,12 @@ def read_judged(store: RolloutStore, collected: Collected) -> dict[str, dict[str
     out: dict[str, dict[str, list[Verdict]]] = {}
     for stored in store.iter_trials():
         trial = stored.result.trial
-        key = store.trial_key(trial, "judge_verdicts.json")
-        if stored.result.status != "ok" or not store.store.exists(key):
+        if stored.result.status != "ok":
             continue
         kept = {v.check_id for v in scored[trial.id].verdicts} if trial.id in scored else set()
-        raw = store.read_json(trial, "judge_verdicts.json")
         judged = {
-            name: [v for v in map(Verdict.model_validate, vs) if v.check_id in kept]
-            for name, vs in raw.items()
+            name: [v for v in vs if v.check_id in kept]
+            for name, vs in store.read_judge_verdicts(trial).items()
         }
         if judged:
             out[trial.id] = judged
@@ -316,11 +314,8 @@ def human_table(store: RolloutStore, labels: list[HumanLabel]) -> Table:
     judges: dict[str, dict[ItemKey, str]] = {}
     for stored in store.iter_trials():
         trial = stored.result.trial
-        if store.store.exists(store.trial_key(trial, "judge_verdicts.json")):
-            raw = store.read_json(trial, "judge_verdicts.json")
-            for name, verdicts in raw.items():
-                parsed = [Verdict.model_validate(v) for v in verdicts]
-                judges.setdefault(name, {}).update(verdict_labels(trial.id, parsed))
+        for name, verdicts in store.read_judge_verdicts(trial).items():
+            judges.setdefault(name, {}).update(verdict_labels(trial.id, verdicts))
         judged_by_panel = [v for v in stored.verdicts if v.decided_by == "panel:majority"]
         judges.setdefault("majority vote", {}).update(verdict_labels(trial.id, judged_by_panel))
     rows = [

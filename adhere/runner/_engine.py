@@ -242,9 +242,7 @@ class Engine:
             Trajectory.model_validate(self.redactor.value(trajectory.model_dump(mode="json"))),
         )
         if outcome is not None:
-            self.store.write_json(
-                trial, "scaffold.json", self.redactor.value(_outcome_json(outcome))
-            )
+            self.store.write_scaffold(trial, self.redactor.value(_outcome_json(outcome)))
         self.store.write_verdicts(trial, verdicts)
         usage = [r.get("usage") or {} for r in records]
         result = TrialResult(

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import json
-import logging
 import time
 from datetime import UTC, datetime
 
-from adhere.artifacts import PROGRESS, RolloutStore
+from adhere.artifacts import Phase, RolloutStore, RunProgress, write_progress
 from adhere.core import Trial, TrialResult
-from adhere.errors import StoreError
 from adhere.runner._engine import NoProgress, Progress
 
 __all__ = ["StoreProgress"]
-
-log = logging.getLogger(__name__)
 
 
 def _now() -> str:
@@ -41,7 +36,7 @@ class StoreProgress:
         self.parallelism = parallelism
         self.inner = inner or NoProgress()
         self.interval = interval
-        self.counts = {"planned": 0, "running": 0, "done": 0, "failed": 0}
+        self.counts = RunProgress(planned=0, running=0, done=0, failed=0)
         self._left = 0
         self._written = 0.0
 
@@ -49,12 +44,12 @@ class StoreProgress:
         """The run begins."""
         self.inner.start(total, skipped)
         self._left = total - skipped
-        self.counts = {
-            "planned": total,
-            "running": min(self.parallelism, self._left),
-            "done": skipped,
-            "failed": 0,
-        }
+        self.counts = RunProgress(
+            planned=total,
+            running=min(self.parallelism, self._left),
+            done=skipped,
+            failed=0,
+        )
         self.write("running", force=True)
 
     def finished(self, trial: Trial, result: TrialResult) -> None:
@@ -65,18 +60,13 @@ class StoreProgress:
         self.counts["running"] = min(self.parallelism, self._left)
         self.write("running", force=self._left == 0)
 
-    def write(self, phase: str, *, force: bool = False) -> None:
+    def write(self, phase: Phase, *, force: bool = False) -> None:
         """Write ``progress.json`` (``phase``: running, scoring or finished)."""
         now = time.monotonic()
         if not force and now - self._written < self.interval:
             return
         self._written = now
-        body = {**self.counts, "phase": phase, "updated_at": _now()}
+        body = RunProgress(**self.counts, phase=phase, updated_at=_now())
         if phase != "running":
             body["running"] = 0
-        try:
-            self.store.store.write_bytes(
-                self.store.key(PROGRESS), json.dumps(body, sort_keys=True).encode("utf-8")
-            )
-        except StoreError as exc:
-            log.warning("progress not written: %s", exc)
+        write_progress(self.store, body)

@@ -12,9 +12,7 @@ from __future__ import annotations
 from contextlib import AsyncExitStack
 from pathlib import Path
 
-import yaml
-
-from adhere.artifacts import RolloutStore, StoreVerdictCache, open_rollout_dir
+from adhere.artifacts import SPECS, RolloutStore, StoreVerdictCache, open_rollout_dir
 from adhere.errors import SpecError
 from adhere.runner._run import SCRIPTED, judge_endpoints
 from adhere.scoring import Scorer, ScoreSummary, score_rollout
@@ -25,9 +23,8 @@ from adhere.testing import PolicyServer, PolicyServerConfig
 
 def stored_panel(store: RolloutStore) -> JudgePanel | None:
     """The JudgePanel the rollout was run with (from its spec snapshot)."""
-    text = store.store.read_bytes(store.key("rollout.yaml")).decode("utf-8")
-    where = f"{store.uri}/rollout.yaml"
-    for index, document in enumerate(yaml.safe_load_all(text)):
+    where = store.where(SPECS)
+    for index, document in enumerate(store.read_specs()):
         resource = parse_resource(document, file=where, index=index)
         if isinstance(resource, JudgePanel):
             return resource

@@ -33,9 +33,8 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-import yaml
 
-from adhere.artifacts import RolloutStore, StoreVerdictCache
+from adhere.artifacts import SPECS, RolloutStore, StoreVerdictCache
 from adhere.core import Instance, Trial, TrialResult
 from adhere.errors import SpecError, StoreError
 from adhere.observe import JsonlDirSink, Redactor
@@ -75,13 +74,13 @@ def open_rollout_uri(uri: str, *, base_dir: str | Path | None = None) -> Rollout
 
 def stored_config(store: RolloutStore, *, base_dir: Path | None = None) -> RunConfig:
     """The Rollout, Benchmark and JudgePanel of a rollout's spec snapshot."""
-    where = f"{store.uri}/rollout.yaml"
+    where = store.where(SPECS)
     try:
-        text = store.store.read_bytes(store.key("rollout.yaml")).decode("utf-8")
+        documents = store.read_specs()
     except StoreError as exc:
         raise SpecError(f"no spec snapshot: {exc}", file=where) from None
     found: dict[str, Any] = {}
-    for index, document in enumerate(yaml.safe_load_all(text)):
+    for index, document in enumerate(documents):
         if document is not None:
             resource = parse_resource(document, file=where, index=index)
             found.setdefault(resource.kind, resource)
@@ -195,8 +194,7 @@ def _start_attempt(store: RolloutStore, trial: Trial, attempt: int | None) -> in
         store.archive_attempt(trial, previous.attempt)
         return attempt or previous.attempt + 1
     if attempt is not None and attempt > 1:
-        prefix = store.trial_key(trial, "")
-        if any("/" not in key[len(prefix) :] for key in store.store.list(prefix)):
+        if store.has_files(trial):
             store.archive_attempt(trial, attempt - 1)  # leftovers of a killed attempt
     return attempt or 1
 
@@ -214,7 +212,7 @@ async def run_stored_trial(
     config = stored_config(store)
     instances = store.read_instances()
     trials = plan_trials(config.rollout, instances)
-    trial = _find_trial(trials, trial_id, f"{store.uri}/rollout.yaml")
+    trial = _find_trial(trials, trial_id, store.where(SPECS))
     model = next(m for m in config.rollout.spec.models if m.name == trial.model)
     # Only this trial's model: other models' keys are not in this pod.
     spec = config.rollout.spec.model_copy(update={"models": [model]})

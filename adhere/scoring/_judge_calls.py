@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
+from adhere.artifacts import JudgeCallRecord
 from adhere.judging import JudgeCall
 from adhere.models import ChatResponse
 
@@ -17,7 +17,7 @@ def judge_call_record(
     seconds: float,
     response: ChatResponse | None = None,
     error: BaseException | None = None,
-) -> dict[str, Any]:
+) -> JudgeCallRecord:
     """The record of one judge call: who, how long, tokens, and whether it failed."""
     return {
         "judge": judge,

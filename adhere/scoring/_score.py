@@ -20,9 +20,9 @@ import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
-from adhere.artifacts import RolloutStore, append_judge_calls
+from adhere.artifacts import JudgeCallRecord, RolloutStore, append_judge_calls
 from adhere.core import ChatMessage, Check, Evidence, Instance, Trajectory, Trial, Verdict
 from adhere.judging import (
     Ask,
@@ -78,8 +78,14 @@ class JudgeAsks:
             for name, endpoint in endpoints.items()
         }
         self.calls = 0
-        self.records: list[dict[str, Any]] = []
-        """One record per call (latency, tokens, failure): see ``_telemetry``."""
+        self.records: list[JudgeCallRecord] = []
+        """One record per call (latency, tokens, failure), for ``judge_calls.jsonl``."""
+
+    def judges(self, panel: JudgePanel) -> list[PanelJudge]:
+        """The panel's judges, each asking through its endpoint's client."""
+        return [
+            PanelJudge(j.name, j.endpoint.model, self.ask_for(j.name)) for j in panel.spec.judges
+        ]
 
     def ask_for(self, judge: str) -> Ask:
         """The ``ask`` of one judge."""
@@ -188,21 +194,18 @@ def record_trial(
     verdicts = dict(decided.verdicts)
     summary.suite_verdicts += decided.suite_verdicts
     summary.verifier_verdicts += decided.verifier_verdicts
-    per_judge: dict[str, list[dict[str, Any]]] = {}
+    per_judge: Mapping[str, Sequence[Verdict]] = {}
     if judged is not None:
         for verdict in judged.majority:
             verdicts[verdict.check_id] = verdict
-        per_judge = {
-            name: [v.model_dump(mode="json") for v in found]
-            for name, found in judged.per_judge.items()
-        }
+        per_judge = judged.per_judge
         summary.judged_checks += len(decided.to_judge)
     else:
         summary.undecided_checks += len(decided.to_judge)
     ordered = [verdicts[c.id] for c in instance.checks if c.id in verdicts]
     summary.errors += sum(1 for v in ordered if v.result == "error")
     store.write_verdicts(trial, ordered)
-    store.write_json(trial, "judge_verdicts.json", per_judge)
+    store.write_judge_verdicts(trial, per_judge)
 
 
 async def score_trial(
@@ -228,8 +231,28 @@ async def score_trial(
     record_trial(store, trial, instance, decided, judged, summary)
 
 
+def ok_trials(store: RolloutStore) -> list[Trial]:
+    """The trials a scoring pass scores: every one that finished ``ok``."""
+    return [s.result.trial for s in store.iter_trials() if s.result.status == "ok"]
+
+
 class Scorer(Protocol):
-    """A scoring pass: :func:`score_rollout`, or another with its signature (Ray's)."""
+    """A scoring pass: the one signature the runner, ``adhere score`` and the operator call.
+
+    Implementations: :func:`score_rollout` (in process) and
+    :func:`adhere.ray_jobs.score_rollout_on_ray` with its Ray settings bound
+    (:func:`adhere.ray_jobs.ray_scorer`). Both write the same verdicts.
+
+    Args:
+        store: The rollout's store (trajectories in, verdicts out).
+        instances: Instances by id (the rollout's snapshot).
+        suite_for: The suite of a suite name.
+        panel: The JudgePanel, or ``None`` to leave judge-bound checks undecided.
+        judge_endpoints: Judge name → endpoint, ``scripted`` resolved to a URL.
+        cache: Verdict cache (judge verdicts by content).
+        parallelism: Trials scored at once.
+        on_trial: Called after each trial's verdicts are written.
+    """
 
     async def __call__(
         self,
@@ -258,16 +281,12 @@ async def score_rollout(
     parallelism: int = 8,
     on_trial: Callable[[Trial], None] | None = None,
 ) -> ScoreSummary:
-    """Score every trial of the rollout that finished ``ok``."""
+    """Score every trial of the rollout that finished ``ok`` (a :class:`Scorer`)."""
     started = time.monotonic()
     summary = ScoreSummary()
-    trials = [s.result.trial for s in store.iter_trials() if s.result.status == "ok"]
+    trials = ok_trials(store)
     asks = JudgeAsks(judge_endpoints or {}) if panel is not None else None
-    judges = (
-        [PanelJudge(j.name, j.endpoint.model, asks.ask_for(j.name)) for j in panel.spec.judges]
-        if panel is not None and asks is not None
-        else []
-    )
+    judges = asks.judges(panel) if panel is not None and asks is not None else []
     semaphore = asyncio.Semaphore(parallelism)
 
     async def one(trial: Trial) -> None:

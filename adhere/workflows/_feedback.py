@@ -37,14 +37,17 @@ silently re-run; delete the corrected run to start over.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from adhere.artifacts import RolloutStore, open_rollout_dir
+from adhere.artifacts import (
+    INSTANCES,
+    SPECS,
+    RolloutStore,
+    feedback_run_name,
+    open_rollout_dir,
+)
 from adhere.core import Instance, Trial
 from adhere.errors import SpecError
 from adhere.judging import (
@@ -61,15 +64,6 @@ FEEDBACK_OF = "adhere.dev/feedback-of"
 """Annotation of a corrected run's Rollout: the rollout whose failures it fed back."""
 FEEDBACK_PLACEMENT = "adhere.dev/feedback-placement"
 """Annotation of a corrected run's Rollout: where the feedback went."""
-FEEDBACK_FILE = "feedback.json"
-"""Per-trial record of what was fed back (or that the trial was carried over)."""
-
-_SUFFIX: Mapping[Placement, str] = {
-    "append": "feedback",
-    "prepend": "feedback-prepend",
-    "new-turn": "feedback-turn",
-    "none": "rerun",
-}
 
 
 @dataclass(frozen=True)
@@ -123,13 +117,11 @@ class FeedbackPlan:
 
 
 def _snapshot(store: RolloutStore) -> tuple[Rollout, Benchmark, JudgePanel | None]:
-    key = store.key("rollout.yaml")
-    where = f"{store.uri}/rollout.yaml"
-    if not store.store.exists(key):
-        raise SpecError("the rollout has no spec snapshot (rollout.yaml)", file=where)
-    text = store.store.read_bytes(key).decode("utf-8")
+    where = store.where(SPECS)
+    if not store.has_specs():
+        raise SpecError(f"the rollout has no spec snapshot ({SPECS})", file=where)
     found: dict[str, Any] = {}
-    for index, document in enumerate(yaml.safe_load_all(text)):
+    for index, document in enumerate(store.read_specs()):
         resource = parse_resource(document, file=where, index=index)
         found.setdefault(resource.kind, resource)
     rollout, benchmark, panel = (
@@ -144,7 +136,7 @@ def _snapshot(store: RolloutStore) -> tuple[Rollout, Benchmark, JudgePanel | Non
 
 def _target_store(source_dir: Path, rollout: str, out: Path | None, placement: Placement) -> Path:
     if out is None:
-        name = f"{rollout}-{_SUFFIX[placement]}"
+        name = feedback_run_name(rollout, placement)
         if len(name) > 63:
             raise SpecError(
                 f"the default name {name!r} is longer than 63 characters; give --out",
@@ -208,8 +200,8 @@ def plan_feedback(
         instance = instances.get(old.instance)
         if instance is None:
             raise SpecError(
-                f"trial {old.id} names instance {old.instance!r}, which instances.jsonl lacks",
-                file=f"{source.uri}/instances.jsonl",
+                f"trial {old.id} names instance {old.instance!r}, which {INSTANCES} lacks",
+                file=source.where(INSTANCES),
             )
         items = feedback_items(instance, stored.verdicts)
         if stored.result.status != "ok" or not items:
@@ -249,9 +241,8 @@ def _order(trial: Trial) -> tuple[str, str, str, int]:
 
 def _check_target(target: RolloutStore, source: str, placement: Placement) -> None:
     """A corrected run may only be continued by the same source and placement."""
-    key = target.key("rollout.yaml")
-    if not target.store.exists(key):
-        if any(True for _ in target.store.list(target.key(""))):
+    if not target.has_specs():
+        if not target.is_empty():
             raise SpecError(
                 "the directory exists and is not a corrected run; choose another --out",
                 file=target.uri,
@@ -275,7 +266,4 @@ def _check_target(target: RolloutStore, source: str, placement: Placement) -> No
 
 def read_record(store: RolloutStore, trial: Trial) -> dict[str, Any] | None:
     """A trial's ``feedback.json``, or ``None`` when it has none."""
-    if not store.store.exists(store.trial_key(trial, FEEDBACK_FILE)):
-        return None
-    data = store.read_json(trial, FEEDBACK_FILE)
-    return data if isinstance(data, dict) else None
+    return store.read_feedback(trial)

@@ -13,7 +13,6 @@ verdicts may move by chance whenever the transcript changes), and per fed-back c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from rich.table import Table as RichTable
@@ -259,10 +258,7 @@ def render_markdown(report: FeedbackReport) -> str:
 
 def write_markdown(report: FeedbackReport, target: RolloutStore) -> str:
     """Write ``report/feedback.md`` into the corrected run; return where it went."""
-    key = target.key("report", "feedback.md")
-    target.store.write_bytes(key, render_markdown(report).encode("utf-8"))
-    local: Path | None = target.store.local_path(key)
-    return str(local) if local is not None else f"{target.uri}/report/feedback.md"
+    return target.write_report("feedback.md", render_markdown(report))
 
 
 def _short(share: str) -> str:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from adhere.artifacts import StoreVerdictCache
 from adhere.core import Trial, TrialResult
-from adhere.judging import PanelJudge
 from adhere.runner import (
     Engine,
     ModelTarget,
@@ -33,7 +32,6 @@ from adhere.runner import (
 from adhere.scaffolds import default_cache_dir
 from adhere.scoring import JudgeAsks, ScoreSummary, score_trial
 from adhere.workflows._feedback import (
-    FEEDBACK_FILE,
     CarriedTrial,
     CorrectedTrial,
     FeedbackPlan,
@@ -62,13 +60,8 @@ def carry_over(plan: FeedbackPlan, item: CarriedTrial) -> bool:
     existing = read_record(target, item.trial)
     if existing is not None and existing.get("corrected"):
         return False
-    prefix = source.trial_key(item.source, "")
-    for key in source.store.list(prefix):
-        rest = key[len(prefix) :]
-        if "/" in rest or rest == "result.json":
-            continue
-        target.store.write_bytes(target.trial_key(item.trial, rest), source.store.read_bytes(key))
-    target.write_json(item.trial, FEEDBACK_FILE, plan.record(item))
+    target.copy_trial(source, item.source, item.trial)
+    target.write_feedback(item.trial, plan.record(item))
     result = source.read_result(item.source)
     assert result is not None
     target.write_result(result.model_copy(update={"trial": item.trial, "trial_id": item.trial.id}))
@@ -105,7 +98,7 @@ async def run_feedback(plan: FeedbackPlan, *, progress: Progress | None = None) 
             summary.stale.append(f"{item.trial.id} (its source's failed checks changed)")
             continue
         if not done:
-            plan.target.write_json(item.trial, FEEDBACK_FILE, plan.record(item))
+            plan.target.write_feedback(item.trial, plan.record(item))
         todo.append(item)
     shown = progress or NoProgress()
     shown.start(len(plan.corrected), sum(plan.target.is_done(i.trial) for i in plan.corrected))
@@ -124,7 +117,7 @@ async def run_feedback(plan: FeedbackPlan, *, progress: Progress | None = None) 
     async with _services(prepared) as (calls, targets):
         summary.run = await _run_groups(prepared, todo, calls, targets, cache_dir, _Shared(shown))
         for item in todo:  # a retried trial's earlier attempt took its record along
-            plan.target.write_json(item.trial, FEEDBACK_FILE, plan.record(item))
+            plan.target.write_feedback(item.trial, plan.record(item))
         summary.scoring = await _score(prepared, todo, calls.scripted_url)
     return summary
 
@@ -194,11 +187,7 @@ async def _score(
         asks = JudgeAsks(judge_endpoints(panel, scripted_url)) if panel is not None else None
         if asks is not None:
             stack.push_async_callback(asks.aclose)
-        judges = (
-            [PanelJudge(j.name, j.endpoint.model, asks.ask_for(j.name)) for j in panel.spec.judges]
-            if panel is not None and asks is not None
-            else []
-        )
+        judges = asks.judges(panel) if panel is not None and asks is not None else []
         cache = StoreVerdictCache(store.store)
         gate = asyncio.Semaphore(prepared.config.rollout.spec.parallelism)
 

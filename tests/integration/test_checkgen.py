@@ -15,7 +15,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from adhere.artifacts._readers import open_rollout_dir
+from adhere.artifacts import open_rollout_dir
 from adhere.cli import main
 from adhere.errors import SpecError
 from adhere.judging._checkgen_categories import category_for_source

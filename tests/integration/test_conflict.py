@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from adhere.artifacts._readers import open_rollout_dir
+from adhere.artifacts import open_rollout_dir
 from adhere.metrics import followed
 from adhere.report._results import collect, report_for
 from adhere.runner import execute, prepare

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from adhere.artifacts._readers import open_rollout_dir
+from adhere.artifacts import FEEDBACK as FEEDBACK_FILE
+from adhere.artifacts import open_rollout_dir
 from adhere.metrics import ScoredTrial, rates
 from adhere.runner import execute, prepare
 from adhere.spec import load_run_config
-from adhere.workflows._feedback import FEEDBACK_FILE, plan_feedback
+from adhere.workflows._feedback import plan_feedback
 from adhere.workflows._feedback_report import feedback_report, render_markdown, write_markdown
 from adhere.workflows._feedback_run import run_feedback
 from tests.helpers import ROOT, run_cli

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from adhere.artifacts._readers import open_rollout_dir
+from adhere.artifacts import open_rollout_dir
 from adhere.report._results import report_for
 from adhere.runner import execute, prepare
 from adhere.runner._rescore import rescore

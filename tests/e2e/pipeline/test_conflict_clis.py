@@ -8,7 +8,7 @@ verifiers must decide the side checks from what the proxy recorded.
 import asyncio
 from pathlib import Path
 
-from adhere.artifacts._readers import open_rollout_dir
+from adhere.artifacts import open_rollout_dir
 from adhere.metrics import followed
 from adhere.report._results import collect
 from adhere.runner import execute, prepare

@@ -6,9 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from adhere.artifacts import StoreVerdictCache
-from adhere.artifacts._readers import open_rollout_dir
-from adhere.artifacts._telemetry import read_judge_calls
+from adhere.artifacts import StoreVerdictCache, open_rollout_dir, read_judge_calls
 from adhere.ray_jobs import limiter_name, ray_scorer, score_rollout_on_ray
 from adhere.runner import execute, prepare
 from adhere.runner._rescore import rescore

@@ -2,8 +2,7 @@
 
 from pathlib import Path
 
-from adhere.artifacts import RolloutStore
-from adhere.artifacts._telemetry import append_judge_calls, read_judge_calls, read_progress
+from adhere.artifacts import RolloutStore, append_judge_calls, read_judge_calls, read_progress
 from adhere.core import ChatMessage, Trial, TrialResult, Usage
 from adhere.judging import JudgeCall
 from adhere.models import ChatResponse
