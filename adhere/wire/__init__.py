@@ -1,4 +1,34 @@
-"""Wire formats of the four API shapes."""
+"""The four API shapes on the wire: the one place that reads or writes their JSON and SSE.
+
+Shapes: Anthropic Messages (:mod:`adhere.wire.anthropic`), OpenAI Chat Completions
+(:mod:`adhere.wire.openai_chat`), OpenAI Responses (:mod:`adhere.wire.openai_responses`)
+and Gemini ``generateContent`` (:mod:`adhere.wire.gemini`). Each shape's folder holds
+its sides: ``_client`` (model clients), ``_server`` (the test double), ``_reassemble``
+(the recorder) and ``_decode`` (the normalizer). What the shapes share lives here:
+
+======================  ================================================  =================
+module                  what it does                                      used by
+======================  ================================================  =================
+``_exchange``           neutral request / conversation / reply            everyone
+                        (:class:`ChatRequest`, :class:`Conversation`,
+                        :class:`Reply`)
+``_json``               typed access to JSON with errors naming the       every codec
+                        field; text parts
+``_sse``                server-sent events: decode lines, encode events   clients, test double
+``_client_codec``       the :class:`Wire` protocol a model client         model clients
+                        drives (URL, headers, body, reply, stream)
+``_server_codec``       the :class:`ApiCodec` protocol the test double    test double
+                        drives; word-count usage, streaming pieces
+``_apis``               what the recorder knows per shape: the shape of   recording proxy
+                        a path, auth headers, error bodies, usage
+``_reassemble*``        a recorded stream back into the non-streaming     recording proxy
+                        response (:func:`reassemble`)
+``_decode*``            a recorded call into neutral messages             normalizer
+                        (:func:`decode_call`)
+======================  ================================================  =================
+
+Nothing outside this package parses or builds an API's JSON.
+"""
 
 from adhere.wire._apis import (
     CLIENT_AUTH_HEADERS,

@@ -9,7 +9,7 @@ from adhere.spec import Endpoint
 from adhere.wire._exchange import ChatRequest
 from adhere.wire._sse import SseEvent
 
-__all__ = ["ParsedReply", "StreamAssembler", "Wire", "join_text"]
+__all__ = ["ParsedReply", "StreamAssembler", "Wire"]
 
 
 class ParsedReply(NamedTuple):
@@ -72,8 +72,3 @@ class Wire(Protocol):
     def assembler(self) -> StreamAssembler:
         """A fresh stream assembler."""
         ...
-
-
-def join_text(parts: list[str]) -> str:
-    """How several text parts or blocks of one message become one string."""
-    return "\n\n".join(part for part in parts if part)

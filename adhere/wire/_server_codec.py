@@ -10,7 +10,6 @@ from typing import Any, Protocol
 
 from adhere.core import ChatMessage, ToolSpec, Usage
 from adhere.wire._exchange import ApiName, Reply
-from adhere.wire._json import WireFormatError
 
 __all__ = [
     "ApiCodec",
@@ -20,7 +19,6 @@ __all__ = [
     "count_tokens",
     "fragments",
     "reply_usage",
-    "require",
     "text_pieces",
 ]
 
@@ -94,13 +92,6 @@ class ApiCodec(Protocol):
     def error_body(self, status: int, message: str, param: str | None = None) -> dict[str, Any]:
         """An error document in the API's own shape."""
         ...
-
-
-def require(obj: dict[str, Any], key: str, where: str) -> Any:
-    """``obj[key]``, or a ``WireFormatError`` saying the field is required."""
-    if obj.get(key) is None:
-        raise WireFormatError("field required", f"{where}.{key}" if where else key)
-    return obj[key]
 
 
 def count_tokens(text: str) -> int:
