@@ -21,6 +21,8 @@ module                  what it does                                      used b
                         drives; word-count usage, streaming pieces
 ``_apis``               what the recorder knows per shape: the shape of   recording proxy
                         a path, auth headers, error bodies, usage
+``_recorded``           a forwarded call's bytes into the record's        recording proxy
+                        request, response, error and usage
 ``_reassemble*``        a recorded stream back into the non-streaming     recording proxy
                         response (:func:`reassemble`)
 ``_decode*``            a recorded call into neutral messages             normalizer
@@ -37,6 +39,7 @@ from adhere.wire._apis import (
     error_body,
     error_summary,
     upstream_auth,
+    upstream_query,
     usage_of,
     wants_stream,
 )
@@ -46,6 +49,7 @@ from adhere.wire._exchange import ChatRequest, Conversation, Reply, call_id, is_
 from adhere.wire._json import StreamFailure, WireFormatError, parse_json_object
 from adhere.wire._reassemble import Reassembly, reassemble
 from adhere.wire._reassemble_base import Api, decode_sse
+from adhere.wire._recorded import RecordedAnswer, is_event_stream, parse_body, read_answer
 from adhere.wire._server_codec import ApiCodec, DecodedRequest, Outgoing, Target, reply_usage
 from adhere.wire._sse import iter_lines, iter_sse
 
@@ -60,6 +64,7 @@ __all__ = [
     "Outgoing",
     "ParsedReply",
     "Reassembly",
+    "RecordedAnswer",
     "Reply",
     "StreamFailure",
     "Target",
@@ -72,13 +77,17 @@ __all__ = [
     "detect_api",
     "error_body",
     "error_summary",
+    "is_event_stream",
     "is_freeform",
     "iter_lines",
     "iter_sse",
+    "parse_body",
     "parse_json_object",
+    "read_answer",
     "reassemble",
     "reply_usage",
     "upstream_auth",
+    "upstream_query",
     "usage_of",
     "wants_stream",
 ]

@@ -32,6 +32,7 @@ __all__ = [
     "error_body",
     "error_summary",
     "upstream_auth",
+    "upstream_query",
     "usage_of",
     "wants_stream",
 ]
@@ -79,6 +80,14 @@ def upstream_auth(api: Api, key: str | None) -> dict[str, str]:
     if api == "gemini":
         return {"x-goog-api-key": key}
     return {"Authorization": f"Bearer {key}"}
+
+
+def upstream_query(query: str) -> str:
+    """The query to forward: without ``key=`` (the client's key; the real one goes in a header)."""
+    pairs = [
+        pair for pair in query.split("&") if pair and pair.partition("=")[0] not in _KEY_PARAMS
+    ]
+    return "&".join(pairs)
 
 
 def client_keys(headers: Mapping[str, str], query: Mapping[str, str]) -> list[str]:

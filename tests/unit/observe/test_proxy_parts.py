@@ -2,8 +2,9 @@ import json
 
 import pytest
 
+from adhere.artifacts import ProxyCall
 from adhere.observe._proxy_config import ProxyConfig, Upstream
-from adhere.observe._proxy_record import CallLog, parse_body
+from adhere.observe._proxy_record import CallLog
 from adhere.observe._proxy_sinks import JsonlDirSink, MemorySink
 from adhere.observe._redact import Redactor
 
@@ -42,34 +43,51 @@ def test_config_keys_must_match_upstream_names():
         ProxyConfig({"x": Upstream("y", "http://h")}, MemorySink())
 
 
+def finished(seq, **fields):
+    """A finished call's record, with the fields a test cares about."""
+    base = {
+        "seq": seq,
+        "trial": "t",
+        "upstream": "m",
+        "api": "openai-chat",
+        "method": "POST",
+        "path": "/v1/chat/completions",
+        "query": "",
+        "stream": False,
+        "request": None,
+        "status": 200,
+        "response": None,
+        "sse_events": 0,
+        "error": None,
+        "started_at": "2025-01-01T00:00:00+00:00",
+        "duration_seconds": 0.5,
+        "ttfb_seconds": 0.1,
+        "usage": None,
+    }
+    return ProxyCall(**{**base, **fields})
+
+
 def test_memory_sink_hands_records_over_once_in_seq_order():
     sink = MemorySink()
     for seq in (2, 0, 1):
-        sink.record("t", {"seq": seq})
-    sink.record("u", {"seq": 0})
+        sink.record("t", finished(seq))
+    sink.record("u", finished(0))
     assert sink.trials() == ["t", "u"]
-    assert sink.take("t") == [{"seq": 0}, {"seq": 1}, {"seq": 2}]
+    assert sink.take("t") == [finished(0), finished(1), finished(2)]
     assert sink.take("t") == [] and sink.trials() == ["u"]
 
 
 def test_jsonl_sink_appends_one_line_per_record(tmp_path):
     sink = JsonlDirSink(tmp_path)
-    sink.record("trial-1", {"seq": 1, "text": "héllo\nworld"})
-    sink.record("trial-1", {"seq": 0})
+    sink.record("trial-1", finished(1, error="héllo\nworld"))
+    sink.record("trial-1", finished(0))
     lines = (tmp_path / "trial-1" / "calls.jsonl").read_text(encoding="utf-8").splitlines()
     assert [json.loads(line)["seq"] for line in lines] == [1, 0]
-    assert sink.read("trial-1") == [{"seq": 0}, {"seq": 1, "text": "héllo\nworld"}]
+    assert sink.read("trial-1") == [finished(0), finished(1, error="héllo\nworld")]
     assert sink.read("other") == []
     for bad in ("..", "a/b", "", ".hidden"):
         with pytest.raises(ValueError, match="safe directory name"):
-            sink.record(bad, {})
-
-
-def test_bodies_parse_as_json_raw_text_or_nothing():
-    assert parse_body(b'{"a": 1}') == {"a": 1}
-    assert parse_body(b"[1]") == [1]
-    assert parse_body(b"  ") is None
-    assert parse_body(b"not json \xff") == {"_raw": "not json \ufffd"}
+            sink.record(bad, finished(0))
 
 
 def log(**fields):
@@ -90,7 +108,7 @@ def test_a_call_log_becomes_a_redacted_record():
     call.status, call.content_type = 200, "text/event-stream"
     call.body.extend(b'data: {"choices":[{"index":0,"delta":{"content":"secret-abc-123"}}]}\n\n')
     call.first_bytes()
-    record = call.record(Redactor(["secret-abc-123"]))
+    record = call.record(Redactor(["secret-abc-123"])).to_json_dict()
     assert record["request"] == {"messages": [{"content": "[redacted]"}]}
     assert record["response"]["choices"][0]["message"]["content"] == "[redacted]"
     assert record["query"] == "key=[redacted]"
@@ -121,11 +139,11 @@ def test_a_call_log_becomes_a_redacted_record():
 def test_failed_calls_get_an_error_and_keep_the_body():
     call = log(status=500, content_type="text/html")
     call.body.extend(b"<h1>oops</h1>")
-    record = call.record(Redactor())
+    record = call.record(Redactor()).to_json_dict()
     assert record["response"] == {"_raw": "<h1>oops</h1>"}
     assert record["error"] == "HTTP 500: <h1>oops</h1>"
     unreachable = log(error="upstream unreachable: refused")
-    record = unreachable.record(Redactor())
+    record = unreachable.record(Redactor()).to_json_dict()
     assert (record["status"], record["response"], record["error"]) == (
         None,
         None,
@@ -133,4 +151,4 @@ def test_failed_calls_get_an_error_and_keep_the_body():
     )
     sse_error = log(status=429, content_type="text/event-stream")
     sse_error.body.extend(b'data: {"error": {"message": "slow down"}}\n\n')
-    assert sse_error.record(Redactor())["error"] == "HTTP 429: stream error: slow down"
+    assert sse_error.record(Redactor()).error == "HTTP 429: stream error: slow down"
