@@ -37,6 +37,7 @@ from adhere.wire._apis import (
     client_keys,
     detect_api,
     error_body,
+    error_detail,
     error_summary,
     upstream_auth,
     upstream_query,
@@ -49,11 +50,19 @@ from adhere.wire._exchange import ChatRequest, Conversation, Reply, call_id, is_
 from adhere.wire._json import StreamFailure, WireFormatError, parse_json_object
 from adhere.wire._reassemble import Reassembly, reassemble
 from adhere.wire._reassemble_base import Api, decode_sse
-from adhere.wire._recorded import RecordedAnswer, is_event_stream, parse_body, read_answer
-from adhere.wire._server_codec import ApiCodec, DecodedRequest, Outgoing, Target, reply_usage
-from adhere.wire._sse import iter_lines, iter_sse
+from adhere.wire._recorded import RecordedAnswer, parse_body, read_answer
+from adhere.wire._server_codec import (
+    ApiCodec,
+    DecodedRequest,
+    Outgoing,
+    Target,
+    model_list,
+    reply_usage,
+)
+from adhere.wire._sse import SSE_CONTENT_TYPE, is_event_stream, iter_lines, iter_sse
 
 __all__ = [
+    "SSE_CONTENT_TYPE",
     "Api",
     "ApiCodec",
     "CLIENT_AUTH_HEADERS",
@@ -76,11 +85,13 @@ __all__ = [
     "decode_sse",
     "detect_api",
     "error_body",
+    "error_detail",
     "error_summary",
     "is_event_stream",
     "is_freeform",
     "iter_lines",
     "iter_sse",
+    "model_list",
     "parse_body",
     "parse_json_object",
     "read_answer",

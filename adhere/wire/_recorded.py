@@ -16,9 +16,10 @@ from typing import Any
 from adhere.wire._apis import error_summary, usage_of
 from adhere.wire._reassemble import Reassembly, reassemble
 from adhere.wire._reassemble_base import Api, decode_sse
+from adhere.wire._sse import is_event_stream
 from adhere.wire.gemini._reassemble import GeminiReassembler
 
-__all__ = ["MAX_RAW_CHARS", "RecordedAnswer", "is_event_stream", "read_answer", "parse_body"]
+__all__ = ["MAX_RAW_CHARS", "RecordedAnswer", "parse_body", "read_answer"]
 
 MAX_RAW_CHARS = 1_000_000
 """Bodies that are not JSON are kept as text under ``_raw``, cut to this many characters."""
@@ -35,11 +36,6 @@ def parse_body(body: bytes) -> Any:
         if len(text) > MAX_RAW_CHARS:
             text = f"{text[:MAX_RAW_CHARS]}…[{len(text) - MAX_RAW_CHARS} more characters]"
         return {"_raw": text}
-
-
-def is_event_stream(content_type: str) -> bool:
-    """Whether a response's content type says server-sent events."""
-    return "text/event-stream" in content_type
 
 
 @dataclass(frozen=True)

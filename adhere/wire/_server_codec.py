@@ -18,6 +18,7 @@ __all__ = [
     "Target",
     "count_tokens",
     "fragments",
+    "model_list",
     "reply_usage",
     "text_pieces",
 ]
@@ -92,6 +93,29 @@ class ApiCodec(Protocol):
     def error_body(self, status: int, message: str, param: str | None = None) -> dict[str, Any]:
         """An error document in the API's own shape."""
         ...
+
+
+def model_list(names: list[str]) -> dict[str, Any]:
+    """The answer to ``GET /v1/models``, readable as both OpenAI's and Anthropic's list."""
+    data = [
+        {
+            "id": name,
+            "object": "model",
+            "type": "model",
+            "display_name": name,
+            "created": 0,
+            "created_at": "1970-01-01T00:00:00Z",
+            "owned_by": "adhere-scripted-policy-server",
+        }
+        for name in names
+    ]
+    return {
+        "object": "list",
+        "data": data,
+        "has_more": False,
+        "first_id": names[0] if names else None,
+        "last_id": names[-1] if names else None,
+    }
 
 
 def count_tokens(text: str) -> int:
