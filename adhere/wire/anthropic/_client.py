@@ -6,7 +6,7 @@ from typing import Any
 
 from adhere.core import ChatMessage, ToolSpec, Usage
 from adhere.spec import Endpoint
-from adhere.wire._client_codec import ParsedReply
+from adhere.wire._client_codec import ParsedReply, add_sampling
 from adhere.wire._exchange import ChatRequest
 from adhere.wire._json import (
     StreamFailure,
@@ -57,14 +57,7 @@ class AnthropicWire:
         }
         if request.system:
             body["system"] = request.system
-        temperature = (
-            request.temperature if request.temperature is not None else endpoint.temperature
-        )
-        if temperature is not None:
-            body["temperature"] = temperature
-        if request.tools:
-            body["tools"] = encode_anthropic_tools(request.tools)
-        body["stream"] = stream
+        add_sampling(body, request, endpoint, encode_anthropic_tools(request.tools), stream)
         return body
 
     def parse_reply(self, data: dict[str, Any]) -> ParsedReply:

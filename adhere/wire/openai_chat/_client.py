@@ -6,7 +6,7 @@ from typing import Any
 
 from adhere.core import ChatMessage, ToolSpec, Usage
 from adhere.spec import Endpoint
-from adhere.wire._client_codec import ParsedReply
+from adhere.wire._client_codec import ParsedReply, add_sampling
 from adhere.wire._exchange import ChatRequest
 from adhere.wire._json import (
     StreamFailure,
@@ -51,14 +51,7 @@ class OpenAIWire:
             "messages": encode_openai_messages(request.system, request.messages),
             "max_tokens": request.max_tokens or endpoint.max_tokens,
         }
-        temperature = (
-            request.temperature if request.temperature is not None else endpoint.temperature
-        )
-        if temperature is not None:
-            body["temperature"] = temperature
-        if request.tools:
-            body["tools"] = encode_openai_tools(request.tools)
-        body["stream"] = stream
+        add_sampling(body, request, endpoint, encode_openai_tools(request.tools), stream)
         if stream:
             body["stream_options"] = {"include_usage": True}
         return body
