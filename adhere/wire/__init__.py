@@ -24,7 +24,7 @@ module                  what it does                                      used b
 ``_recorded``           a forwarded call's bytes into the record's        recording proxy
                         request, response, error and usage
 ``_reassemble*``        a recorded stream back into the non-streaming     recording proxy
-                        response (:func:`reassemble`)
+                        response (through :func:`read_answer`)
 ``_decode*``            a recorded call into neutral messages             normalizer
                         (:func:`decode_call`)
 ======================  ================================================  =================
@@ -38,18 +38,15 @@ from adhere.wire._apis import (
     detect_api,
     error_body,
     error_detail,
-    error_summary,
     upstream_auth,
     upstream_query,
-    usage_of,
     wants_stream,
 )
 from adhere.wire._client_codec import ParsedReply, Wire
-from adhere.wire._decode import CallView, decode_call
+from adhere.wire._decode import CallView, RecordedCall, decode_call
 from adhere.wire._exchange import ChatRequest, Conversation, Reply, call_id, is_freeform
 from adhere.wire._json import StreamFailure, WireFormatError, parse_json_object
-from adhere.wire._reassemble import Reassembly, reassemble
-from adhere.wire._reassemble_base import Api, decode_sse
+from adhere.wire._reassemble_base import Api
 from adhere.wire._recorded import RecordedAnswer, parse_body, read_answer
 from adhere.wire._server_codec import (
     ApiCodec,
@@ -62,7 +59,6 @@ from adhere.wire._server_codec import (
 from adhere.wire._sse import SSE_CONTENT_TYPE, is_event_stream, iter_lines, iter_sse
 
 __all__ = [
-    "SSE_CONTENT_TYPE",
     "Api",
     "ApiCodec",
     "CLIENT_AUTH_HEADERS",
@@ -72,9 +68,10 @@ __all__ = [
     "DecodedRequest",
     "Outgoing",
     "ParsedReply",
-    "Reassembly",
     "RecordedAnswer",
+    "RecordedCall",
     "Reply",
+    "SSE_CONTENT_TYPE",
     "StreamFailure",
     "Target",
     "Wire",
@@ -82,11 +79,9 @@ __all__ = [
     "call_id",
     "client_keys",
     "decode_call",
-    "decode_sse",
     "detect_api",
     "error_body",
     "error_detail",
-    "error_summary",
     "is_event_stream",
     "is_freeform",
     "iter_lines",
@@ -95,10 +90,8 @@ __all__ = [
     "parse_body",
     "parse_json_object",
     "read_answer",
-    "reassemble",
     "reply_usage",
     "upstream_auth",
     "upstream_query",
-    "usage_of",
     "wants_stream",
 ]

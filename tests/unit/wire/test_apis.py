@@ -1,14 +1,7 @@
 import pytest
 
-from adhere.wire import (
-    client_keys,
-    detect_api,
-    error_body,
-    error_summary,
-    upstream_auth,
-    usage_of,
-    wants_stream,
-)
+from adhere.wire import client_keys, detect_api, error_body, upstream_auth, wants_stream
+from adhere.wire._apis import error_summary, usage_of
 
 
 @pytest.mark.parametrize(

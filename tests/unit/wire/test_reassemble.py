@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from adhere.wire import decode_sse
 from adhere.wire._reassemble import reassemble, reassembler_for
+from adhere.wire._reassemble_base import decode_sse
 from adhere.wire._sse import SseEvent
 from adhere.wire.gemini import GeminiReassembler
 
