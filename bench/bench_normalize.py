@@ -2,7 +2,8 @@
 
 Input: the raw call logs (calls.jsonl) of a recorded rollout — by default every
 trial under ``runs/`` — or, if none exist, synthetic Claude-Code-shaped logs. The
-measured path is decode + thread + pair + truncate + tag for every trial. The
+measured path is reading the records + decode + thread + pair + truncate + tag for
+every trial. The
 baseline is ``json.loads`` of the same bytes (the least any reader must do), so the
 ratio says how many times a plain parse the normalizer costs.
 
@@ -14,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+from adhere.artifacts import ProxyCall
 from adhere.core import Check, Instance, Source
 from adhere.observe import normalize, tag_sources
 
@@ -45,10 +47,22 @@ def synthetic_log(turns: int = 30) -> str:
             json.dumps(
                 {
                     "seq": n,
+                    "trial": "t",
+                    "upstream": "m",
                     "api": "anthropic",
+                    "method": "POST",
+                    "path": "/v1/messages",
+                    "query": "",
+                    "stream": False,
                     "request": request,
-                    "response": {"content": [call]},
                     "status": 200,
+                    "response": {"content": [call]},
+                    "sse_events": 0,
+                    "error": None,
+                    "started_at": "2025-01-01T00:00:00+00:00",
+                    "duration_seconds": 1.0,
+                    "ttfb_seconds": 0.5,
+                    "usage": None,
                 }
             )
         )
@@ -86,7 +100,8 @@ def main() -> None:
 
     def full() -> None:
         for text in texts:
-            records = [json.loads(line) for line in text.splitlines() if line.strip()]
+            lines = text.splitlines()
+            records = [ProxyCall.from_json_line(line) for line in lines if line.strip()]
             trajectory = normalize(records, first_user_turn=instance.turns[0])
             tag_sources(trajectory, instance, {"CLAUDE.md": "rules"})
 

@@ -10,6 +10,7 @@ the exporter's change-aware reading is :class:`CachedReader`.
 """
 
 from adhere.artifacts._cache import StoreVerdictCache
+from adhere.artifacts._calls import ProxyCall
 from adhere.artifacts._layout import (
     FEEDBACK,
     INSTANCES,
@@ -36,6 +37,7 @@ __all__ = [
     "INSTANCES",
     "JudgeCallRecord",
     "Phase",
+    "ProxyCall",
     "RolloutStore",
     "RunProgress",
     "SPECS",

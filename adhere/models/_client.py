@@ -41,6 +41,7 @@ from adhere.wire import (
     StreamFailure,
     Wire,
     WireFormatError,
+    error_detail,
     iter_lines,
     iter_sse,
     parse_json_object,
@@ -312,7 +313,7 @@ class HttpModelClient:
             document = parse_json_object(content)
         except WireFormatError:
             document = None
-        detail = _error_detail(document, content.decode("utf-8", errors="replace"))
+        detail = error_detail(document, content.decode("utf-8", errors="replace"))
         raise _Failure(
             self._redact(f"HTTP {status}: {detail}"),
             status=status,
@@ -342,21 +343,3 @@ def _scrub_value(value: Any, secret: str) -> Any:
     if isinstance(value, list):
         return [_scrub_value(item, secret) for item in value]
     return value
-
-
-def _error_detail(document: dict[str, Any] | None, text: str) -> str:
-    """The human part of an error body (OpenAI, Anthropic and vLLM shapes)."""
-    if document is not None:
-        error = document.get("error")
-        if isinstance(error, dict):
-            message = error.get("message")
-            kind = error.get("type")
-            if isinstance(message, str) and message:
-                return f"{kind}: {message}" if isinstance(kind, str) and kind else message
-        elif isinstance(error, str) and error:
-            return error
-        message = document.get("message")
-        if isinstance(message, str) and message:
-            return message
-    snippet = " ".join(text.split())
-    return snippet[:300] + ("…" if len(snippet) > 300 else "") if snippet else "(empty body)"

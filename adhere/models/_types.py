@@ -42,6 +42,10 @@ class ChatResponse:
 class CallRecord:
     """What happened in one HTTP attempt, failed or not; never holds headers or keys.
 
+    The model client's own record of its attempts (judges, checklist generation),
+    handed to ``on_call``. Not the record of a call the recording proxy forwarded for
+    a trial: that is ``adhere.artifacts.ProxyCall``, stored in ``calls.jsonl``.
+
     Attributes:
         api: ``openai`` or ``anthropic``.
         url: URL posted to.

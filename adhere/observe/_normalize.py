@@ -2,8 +2,9 @@
 
 Steps:
 
-1. Each recorded call is decoded (any of the four API shapes) into the messages the
-   model saw and the reply it gave (``_decode``).
+1. Each recorded call (:class:`adhere.artifacts.ProxyCall`) is decoded (any of the
+   four API shapes) into the messages the model saw and the reply it gave
+   (:func:`adhere.wire.decode_call`).
 2. Calls are threaded: a call whose messages extend an earlier thread's conversation
    (its messages plus reply) continues that thread — the prefix-duplicate calls of a
    growing conversation merge into one. A call that extends nothing starts a new
@@ -25,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from adhere.artifacts import ProxyCall
 from adhere.core import ChatMessage, ToolCall, ToolSpec, Trajectory
 from adhere.wire import CallView, decode_call
 
@@ -180,7 +182,7 @@ def _trajectory(thread: _Thread, truncation: Truncation, meta: dict[str, Any]) -
 
 
 def normalize(
-    records: Sequence[dict[str, Any]],
+    records: Sequence[ProxyCall],
     *,
     first_user_turn: str = "",
     truncation: Truncation | None = None,
@@ -188,7 +190,7 @@ def normalize(
 ) -> Trajectory:
     """Build the trajectory of one trial from its raw call records (in arrival order)."""
     truncation = truncation or Truncation()
-    ordered = sorted(enumerate(records), key=lambda p: (p[1].get("seq", p[0]), p[0]))
+    ordered = sorted(enumerate(records), key=lambda p: (p[1].seq, p[0]))
     views = [v for v in (decode_call(r, i) for i, (_, r) in enumerate(ordered)) if v is not None]
     threads = thread_calls(views)
     base = dict(meta or {})

@@ -19,7 +19,7 @@ from aiohttp import web
 from multidict import CIMultiDict, CIMultiDictProxy
 
 from adhere.observe._proxy_config import NAME_PATTERN, ProxyConfig, Upstream
-from adhere.observe._proxy_record import CallLog, parse_body
+from adhere.observe._proxy_record import CallLog
 from adhere.observe._redact import Redactor
 from adhere.wire import (
     CLIENT_AUTH_HEADERS,
@@ -27,7 +27,10 @@ from adhere.wire import (
     client_keys,
     detect_api,
     error_body,
+    is_event_stream,
+    parse_body,
     upstream_auth,
+    upstream_query,
     wants_stream,
 )
 
@@ -126,7 +129,7 @@ class _Forwarder:
         body = await request.read()
         log.request = parse_body(body)
         log.stream = wants_stream(log.api, log.path, log.request)
-        query = _strip_key(log.query)
+        query = upstream_query(log.query)
         url = upstream.base_url + log.path + (f"?{query}" if query else "")
         headers = _outgoing_headers(request.headers, upstream_auth(log.api, upstream.api_key))
         timeout = aiohttp.ClientTimeout(total=upstream.timeout_seconds)
@@ -147,7 +150,7 @@ class _Forwarder:
                     reason=answer.reason,
                     headers=_incoming_headers(answer.headers),
                 )
-                if log.stream or "text/event-stream" in log.content_type:
+                if log.stream or is_event_stream(log.content_type):
                     await _to_client(response.prepare(request))
                     async for chunk in answer.content.iter_any():
                         log.first_bytes()
@@ -188,10 +191,10 @@ class _Forwarder:
             log.trial,
             log.seq,
             log.method,
-            record["path"],
+            record.path,
             log.status,
-            record["duration_seconds"],
-            f" ({record['error']})" if record["error"] else "",
+            record.duration_seconds,
+            f" ({record.error})" if record.error else "",
         )
         try:
             self._config.sink.record(log.trial, record)
@@ -230,12 +233,6 @@ def _cut(request: web.Request, response: web.StreamResponse) -> web.StreamRespon
 
 def _refuse(api: Api, message: str, status: int = 404) -> web.Response:
     return web.json_response(error_body(api, status, message), status=status)
-
-
-def _strip_key(query: str) -> str:
-    """The query without ``key=`` (the client's key; the real one travels in a header)."""
-    pairs = [pair for pair in query.split("&") if pair and pair.partition("=")[0] != "key"]
-    return "&".join(pairs)
 
 
 def _outgoing_headers(incoming: CIMultiDictProxy[str], auth: Mapping[str, str]) -> CIMultiDict[str]:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
+
+from adhere.artifacts import ProxyCall
 
 __all__ = ["NAME_PATTERN", "ProxyConfig", "RecordSink", "Upstream"]
 
@@ -18,7 +20,7 @@ _VERSION_SUFFIX = re.compile(r"/v1(?:beta|alpha)?$")
 class RecordSink(Protocol):
     """Where the proxy puts its records: one call to :meth:`record` per model call."""
 
-    def record(self, trial_id: str, record: dict[str, Any]) -> None:
+    def record(self, trial_id: str, record: ProxyCall) -> None:
         """Keep one call's record (already redacted) for a trial."""
         ...
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import threading
 from pathlib import Path
-from typing import Any
 
+from adhere.artifacts import ProxyCall
 from adhere.observe._proxy_config import NAME_PATTERN
 
 __all__ = ["JsonlDirSink", "MemorySink"]
@@ -19,19 +18,19 @@ class MemorySink:
     """
 
     def __init__(self) -> None:
-        self._records: dict[str, list[dict[str, Any]]] = {}
+        self._records: dict[str, list[ProxyCall]] = {}
         self._lock = threading.Lock()
 
-    def record(self, trial_id: str, record: dict[str, Any]) -> None:
+    def record(self, trial_id: str, record: ProxyCall) -> None:
         """Keep one record for ``trial_id``."""
         with self._lock:
             self._records.setdefault(trial_id, []).append(record)
 
-    def take(self, trial_id: str) -> list[dict[str, Any]]:
+    def take(self, trial_id: str) -> list[ProxyCall]:
         """Remove and return the trial's records in ``seq`` order (empty when none)."""
         with self._lock:
             records = self._records.pop(trial_id, [])
-        return sorted(records, key=lambda record: int(record.get("seq", 0)))
+        return sorted(records, key=lambda record: record.seq)
 
     def trials(self) -> list[str]:
         """The trials that have records waiting, sorted."""
@@ -66,20 +65,29 @@ class JsonlDirSink:
             raise ValueError(f"trial id {trial_id!r} is not a safe directory name")
         return self.directory / trial_id / self.FILENAME
 
-    def record(self, trial_id: str, record: dict[str, Any]) -> None:
+    def record(self, trial_id: str, record: ProxyCall) -> None:
         """Append one record for ``trial_id``."""
         path = self.path(trial_id)
-        line = json.dumps(record, ensure_ascii=False) + "\n"
+        line = record.to_json_line() + "\n"
         with self._lock:
             path.parent.mkdir(parents=True, exist_ok=True)
             with path.open("a", encoding="utf-8") as handle:
                 handle.write(line)
 
-    def read(self, trial_id: str) -> list[dict[str, Any]]:
-        """The trial's records so far, in ``seq`` order (empty when none)."""
+    def read(self, trial_id: str) -> list[ProxyCall]:
+        """The trial's records so far, in ``seq`` order (empty when none).
+
+        Raises:
+            SpecError: A line is not a valid record (the error names the file, line
+                and field).
+        """
         path = self.path(trial_id)
         if not path.exists():
             return []
         lines = path.read_text(encoding="utf-8").splitlines()
-        records = [json.loads(line) for line in lines if line.strip()]
-        return sorted(records, key=lambda record: int(record.get("seq", 0)))
+        records = [
+            ProxyCall.from_json_line(line, where=f"{path}:{number}")
+            for number, line in enumerate(lines, start=1)
+            if line.strip()
+        ]
+        return sorted(records, key=lambda record: record.seq)

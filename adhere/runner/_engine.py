@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from adhere.artifacts import RolloutStore
+from adhere.artifacts import ProxyCall, RolloutStore
 from adhere.core import Instance, Trajectory, Trial, TrialResult, Verdict
 from adhere.errors import AdhereError
 from adhere.observe import Redactor, normalize, tag_sources
@@ -33,7 +33,7 @@ class CallSource(Protocol):
         """Root URL through the proxy for this trial and upstream."""
         ...
 
-    def take(self, trial_id: str) -> list[dict[str, Any]]:
+    def take(self, trial_id: str) -> list[ProxyCall]:
         """Remove and return the trial's call records, in order."""
         ...
 
@@ -236,7 +236,7 @@ class Engine:
         if error is not None:
             error = self.redactor.text(error)
             verdicts = error_verdicts(instance, error)
-        self.store.write_calls(trial, records)
+        self.store.write_calls(trial, (r.to_json_dict() for r in records))
         self.store.write_trajectory(
             trial,
             Trajectory.model_validate(self.redactor.value(trajectory.model_dump(mode="json"))),
@@ -244,7 +244,7 @@ class Engine:
         if outcome is not None:
             self.store.write_scaffold(trial, self.redactor.value(_outcome_json(outcome)))
         self.store.write_verdicts(trial, verdicts)
-        usage = [r.get("usage") or {} for r in records]
+        usage = [r.usage or {} for r in records]
         result = TrialResult(
             trial=trial,
             trial_id=trial.id,
@@ -265,7 +265,7 @@ class Engine:
         self,
         trial: Trial,
         instance: Instance,
-        records: list[dict[str, Any]],
+        records: list[ProxyCall],
         outcome: ScaffoldResult | None,
         final_files: dict[str, str],
     ) -> Trajectory:

@@ -15,9 +15,8 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
 
-from adhere.artifacts import RolloutStore, StoreVerdictCache
+from adhere.artifacts import ProxyCall, RolloutStore, StoreVerdictCache
 from adhere.core import Instance, Trial
 from adhere.errors import SpecError
 from adhere.models import resolve_api_key
@@ -186,7 +185,7 @@ class _ProxyCalls:
     def trial_base_url(self, trial_id: str, upstream: str) -> str:
         return self.proxy.trial_base_url(trial_id, upstream)
 
-    def take(self, trial_id: str) -> list[dict[str, Any]]:
+    def take(self, trial_id: str) -> list[ProxyCall]:
         return self.sink.take(trial_id)
 
 

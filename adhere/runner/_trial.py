@@ -34,7 +34,7 @@ from typing import Any
 
 import aiohttp
 
-from adhere.artifacts import SPECS, RolloutStore, StoreVerdictCache
+from adhere.artifacts import SPECS, ProxyCall, RolloutStore, StoreVerdictCache
 from adhere.core import Instance, Trial, TrialResult
 from adhere.errors import SpecError, StoreError
 from adhere.observe import JsonlDirSink, Redactor
@@ -144,13 +144,13 @@ class DirCalls:
         """Root URL through the proxy for this trial and upstream."""
         return f"{self.proxy_url}/t/{trial_id}/{upstream}"
 
-    def take(self, trial_id: str) -> list[dict[str, Any]]:
+    def take(self, trial_id: str) -> list[ProxyCall]:
         """The trial's records once they have settled, in ``seq`` order."""
         deadline = time.monotonic() + self.settle_seconds
         seen = -1
         while True:
             records = self.sink.read(trial_id)
-            contiguous = [int(r.get("seq", -1)) for r in records] == list(range(len(records)))
+            contiguous = [r.seq for r in records] == list(range(len(records)))
             if (contiguous and len(records) == seen) or time.monotonic() >= deadline:
                 return records
             seen = len(records)

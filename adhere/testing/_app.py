@@ -33,6 +33,7 @@ from adhere.testing._scripts import ScriptStep
 from adhere.testing._stats import ServerStats
 from adhere.testing._types import AnswerKey, Policy, ReplaySource
 from adhere.wire import (
+    SSE_CONTENT_TYPE,
     ApiCodec,
     Conversation,
     DecodedRequest,
@@ -40,6 +41,7 @@ from adhere.wire import (
     Reply,
     Target,
     WireFormatError,
+    model_list,
     parse_json_object,
     reply_usage,
 )
@@ -263,7 +265,7 @@ class _Service:
         response = web.StreamResponse(
             status=200,
             headers={
-                "Content-Type": "text/event-stream; charset=utf-8",
+                "Content-Type": SSE_CONTENT_TYPE,
                 "Cache-Control": "no-cache",
             },
         )
@@ -277,25 +279,7 @@ class _Service:
         names = [name for name in self.registry.names() if name != "script"]
         if "script" in self.registry:
             names.extend(f"script:{name}" for name in sorted(self.context.scripts))
-        data = [
-            {
-                "id": name,
-                "object": "model",
-                "type": "model",
-                "display_name": name,
-                "created": 0,
-                "created_at": "1970-01-01T00:00:00Z",
-                "owned_by": "adhere-scripted-policy-server",
-            }
-            for name in names
-        ]
-        return {
-            "object": "list",
-            "data": data,
-            "has_more": False,
-            "first_id": names[0] if names else None,
-            "last_id": names[-1] if names else None,
-        }
+        return model_list(names)
 
 
 def _respond(policy: Policy, conversation: Conversation) -> Reply:

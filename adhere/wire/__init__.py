@@ -1,23 +1,62 @@
-"""Wire formats of the four API shapes."""
+"""The four API shapes on the wire: the one place that reads or writes their JSON and SSE.
+
+Shapes: Anthropic Messages (:mod:`adhere.wire.anthropic`), OpenAI Chat Completions
+(:mod:`adhere.wire.openai_chat`), OpenAI Responses (:mod:`adhere.wire.openai_responses`)
+and Gemini ``generateContent`` (:mod:`adhere.wire.gemini`). Each shape's folder holds
+its sides: ``_client`` (model clients), ``_server`` (the test double), ``_reassemble``
+(the recorder) and ``_decode`` (the normalizer). What the shapes share lives here:
+
+======================  ================================================  =================
+module                  what it does                                      used by
+======================  ================================================  =================
+``_exchange``           neutral request / conversation / reply            everyone
+                        (:class:`ChatRequest`, :class:`Conversation`,
+                        :class:`Reply`)
+``_json``               typed access to JSON with errors naming the       every codec
+                        field; text parts
+``_sse``                server-sent events: decode lines, encode events   clients, test double
+``_client_codec``       the :class:`Wire` protocol a model client         model clients
+                        drives (URL, headers, body, reply, stream)
+``_server_codec``       the :class:`ApiCodec` protocol the test double    test double
+                        drives; word-count usage, streaming pieces
+``_apis``               what the recorder knows per shape: the shape of   recording proxy
+                        a path, auth headers, error bodies, usage
+``_recorded``           a forwarded call's bytes into the record's        recording proxy
+                        request, response, error and usage
+``_reassemble*``        a recorded stream back into the non-streaming     recording proxy
+                        response (through :func:`read_answer`)
+``_decode*``            a recorded call into neutral messages             normalizer
+                        (:func:`decode_call`)
+======================  ================================================  =================
+
+Nothing outside this package parses or builds an API's JSON.
+"""
 
 from adhere.wire._apis import (
     CLIENT_AUTH_HEADERS,
     client_keys,
     detect_api,
     error_body,
-    error_summary,
+    error_detail,
     upstream_auth,
-    usage_of,
+    upstream_query,
     wants_stream,
 )
 from adhere.wire._client_codec import ParsedReply, Wire
-from adhere.wire._decode import CallView, decode_call
+from adhere.wire._decode import CallView, RecordedCall, decode_call
 from adhere.wire._exchange import ChatRequest, Conversation, Reply, call_id, is_freeform
 from adhere.wire._json import StreamFailure, WireFormatError, parse_json_object
-from adhere.wire._reassemble import Reassembly, reassemble
-from adhere.wire._reassemble_base import Api, decode_sse
-from adhere.wire._server_codec import ApiCodec, DecodedRequest, Outgoing, Target, reply_usage
-from adhere.wire._sse import iter_lines, iter_sse
+from adhere.wire._reassemble_base import Api
+from adhere.wire._recorded import RecordedAnswer, parse_body, read_answer
+from adhere.wire._server_codec import (
+    ApiCodec,
+    DecodedRequest,
+    Outgoing,
+    Target,
+    model_list,
+    reply_usage,
+)
+from adhere.wire._sse import SSE_CONTENT_TYPE, is_event_stream, iter_lines, iter_sse
 
 __all__ = [
     "Api",
@@ -29,8 +68,10 @@ __all__ = [
     "DecodedRequest",
     "Outgoing",
     "ParsedReply",
-    "Reassembly",
+    "RecordedAnswer",
+    "RecordedCall",
     "Reply",
+    "SSE_CONTENT_TYPE",
     "StreamFailure",
     "Target",
     "Wire",
@@ -38,17 +79,19 @@ __all__ = [
     "call_id",
     "client_keys",
     "decode_call",
-    "decode_sse",
     "detect_api",
     "error_body",
-    "error_summary",
+    "error_detail",
+    "is_event_stream",
     "is_freeform",
     "iter_lines",
     "iter_sse",
+    "model_list",
+    "parse_body",
     "parse_json_object",
-    "reassemble",
+    "read_answer",
     "reply_usage",
     "upstream_auth",
-    "usage_of",
+    "upstream_query",
     "wants_stream",
 ]

@@ -30,8 +30,10 @@ __all__ = [
     "client_keys",
     "detect_api",
     "error_body",
+    "error_detail",
     "error_summary",
     "upstream_auth",
+    "upstream_query",
     "usage_of",
     "wants_stream",
 ]
@@ -79,6 +81,14 @@ def upstream_auth(api: Api, key: str | None) -> dict[str, str]:
     if api == "gemini":
         return {"x-goog-api-key": key}
     return {"Authorization": f"Bearer {key}"}
+
+
+def upstream_query(query: str) -> str:
+    """The query to forward: without ``key=`` (the client's key; the real one goes in a header)."""
+    pairs = [
+        pair for pair in query.split("&") if pair and pair.partition("=")[0] not in _KEY_PARAMS
+    ]
+    return "&".join(pairs)
 
 
 def client_keys(headers: Mapping[str, str], query: Mapping[str, str]) -> list[str]:
@@ -141,17 +151,7 @@ def _total(usage: dict[str, Any], keys: tuple[str, ...]) -> int:
 
 def error_summary(status: int, document: Any, text: str) -> str:
     """``HTTP <status>: <the error's message>`` for a non-2xx answer, in one line."""
-    detail = None
-    if isinstance(document, dict):
-        error = document.get("error")
-        if isinstance(error, dict):
-            message, kind = error.get("message"), error.get("type") or error.get("status")
-            if isinstance(message, str) and message:
-                detail = f"{kind}: {message}" if isinstance(kind, str) and kind else message
-        elif isinstance(error, str) and error:
-            detail = error
-        if detail is None and isinstance(document.get("message"), str):
-            detail = document["message"]
+    detail = _error_message(document, ("type", "status"))
     if detail is None:
         detail = " ".join(text.split()) or "(empty body)"
         if detail == "(empty body)" and document is not None:
@@ -160,3 +160,37 @@ def error_summary(status: int, document: Any, text: str) -> str:
     if len(detail) > 300:
         detail = detail[:300] + "…"
     return f"HTTP {status}: {detail}"
+
+
+def error_detail(document: dict[str, Any] | None, text: str) -> str:
+    """The human part of an error reply a model client got (OpenAI, Anthropic and vLLM shapes).
+
+    Args:
+        document: The reply body as a JSON object, ``None`` when it is not one.
+        text: The reply body as text (its first 300 characters are the fallback).
+    """
+    detail = _error_message(document, ("type",))
+    if detail:
+        return detail
+    snippet = " ".join(text.split())
+    return snippet[:300] + ("…" if len(snippet) > 300 else "") if snippet else "(empty body)"
+
+
+def _error_message(document: Any, kinds: tuple[str, ...]) -> str | None:
+    """An error document's message (``<kind>: <message>`` when the error names its kind).
+
+    The error object's message wins, then an error given as a string, then a
+    top-level ``message`` (which may be empty); ``None`` when there is none.
+    """
+    if not isinstance(document, dict):
+        return None
+    error = document.get("error")
+    if isinstance(error, dict):
+        message = error.get("message")
+        kind = next((error[key] for key in kinds if error.get(key)), None)
+        if isinstance(message, str) and message:
+            return f"{kind}: {message}" if isinstance(kind, str) and kind else message
+    elif isinstance(error, str) and error:
+        return error
+    message = document.get("message")
+    return message if isinstance(message, str) else None

@@ -9,7 +9,7 @@ from adhere.spec import Endpoint
 from adhere.wire._exchange import ChatRequest
 from adhere.wire._sse import SseEvent
 
-__all__ = ["ParsedReply", "StreamAssembler", "Wire", "join_text"]
+__all__ = ["ParsedReply", "StreamAssembler", "Wire", "add_sampling"]
 
 
 class ParsedReply(NamedTuple):
@@ -74,6 +74,21 @@ class Wire(Protocol):
         ...
 
 
-def join_text(parts: list[str]) -> str:
-    """How several text parts or blocks of one message become one string."""
-    return "\n\n".join(part for part in parts if part)
+def add_sampling(
+    body: dict[str, Any],
+    request: ChatRequest,
+    endpoint: Endpoint,
+    tools: list[dict[str, Any]],
+    stream: bool,
+) -> None:
+    """Add what every API's body ends with: temperature, the tools offered, ``stream``.
+
+    The temperature is the request's, else the endpoint's, and left out when neither
+    sets one; ``tools`` (already in the API's shape) is left out when empty.
+    """
+    temperature = request.temperature if request.temperature is not None else endpoint.temperature
+    if temperature is not None:
+        body["temperature"] = temperature
+    if tools:
+        body["tools"] = tools
+    body["stream"] = stream

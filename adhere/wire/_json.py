@@ -1,6 +1,6 @@
 """Typed access to provider JSON, with errors that name the offending field.
 
-Shared by the clients (reading replies) and the policy server (reading requests).
+Shared by the clients (reading replies) and the server codecs (reading requests).
 """
 
 from __future__ import annotations
@@ -17,8 +17,11 @@ __all__ = [
     "as_object",
     "as_str",
     "decode_arguments",
+    "join_text",
     "optional",
     "parse_json_object",
+    "read_text_parts",
+    "require",
 ]
 
 
@@ -54,6 +57,13 @@ def parse_json_object(raw: bytes | str, what: str = "body") -> dict[str, Any]:
 def optional(obj: dict[str, Any], key: str) -> Any:
     """``obj[key]``, treating an explicit ``null`` like a missing key (``None``)."""
     return obj.get(key)
+
+
+def require(obj: dict[str, Any], key: str, where: str) -> Any:
+    """``obj[key]``, or a ``WireFormatError`` saying the field is required."""
+    if obj.get(key) is None:
+        raise WireFormatError("field required", f"{where}.{key}" if where else key)
+    return obj[key]
 
 
 def as_object(value: Any, field: str) -> dict[str, Any]:
@@ -108,6 +118,34 @@ def decode_arguments(raw: Any, field: str) -> dict[str, Any]:
             f"tool call arguments must be a JSON object, got {_kind(value)}", field
         )
     return value
+
+
+def join_text(parts: list[str]) -> str:
+    """How several text parts or blocks of one message become one string."""
+    return "\n\n".join(part for part in parts if part)
+
+
+def read_text_parts(value: Any, field: str, *, kinds: tuple[str, ...], unsupported: str) -> str:
+    """Text that is a string, ``null`` or a list of text parts (joined by blank lines).
+
+    Args:
+        value: The JSON value.
+        field: Its path, for errors.
+        kinds: The part ``type`` values that hold text (under ``text``).
+        unsupported: The error for any other part type; ``{kind}`` is replaced by it.
+    """
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    texts = []
+    for index, raw in enumerate(as_list(value, field)):
+        part = as_object(raw, f"{field}[{index}]")
+        kind = part.get("type")
+        if kind not in kinds:
+            raise WireFormatError(unsupported.format(kind=repr(kind)), f"{field}[{index}].type")
+        texts.append(as_str(part.get("text"), f"{field}[{index}].text"))
+    return join_text(texts)
 
 
 def _kind(value: Any) -> str:

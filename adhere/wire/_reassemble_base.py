@@ -7,7 +7,7 @@ from typing import Any, Literal, Protocol
 
 from adhere.wire._sse import SseDecoder, SseEvent
 
-__all__ = ["Api", "Reassembler", "decode_sse", "error_text", "event_json"]
+__all__ = ["Api", "Reassembler", "StreamErrors", "decode_sse", "error_text", "event_json"]
 
 Api = Literal["anthropic", "openai-chat", "openai-responses", "gemini"]
 """The four API shapes the proxy understands."""
@@ -33,6 +33,22 @@ class Reassembler(Protocol):
     def result(self) -> dict[str, Any] | None:
         """The response so far in the non-streaming shape; ``None`` if nothing arrived."""
         ...
+
+
+class StreamErrors:
+    """Base of the reassemblers: keeps the error a stream reported (see :class:`Reassembler`)."""
+
+    def __init__(self) -> None:
+        self._error: str | None = None
+
+    @property
+    def error(self) -> str | None:
+        """The error the stream itself reported, if any."""
+        return self._error
+
+    def _report(self, error: Any) -> None:
+        """Note an error object (any of the APIs' shapes) sent inside the stream."""
+        self._error = f"stream error: {error_text(error)}"
 
 
 def event_json(event: SseEvent) -> dict[str, Any] | None:

@@ -10,7 +10,6 @@ from typing import Any, Protocol
 
 from adhere.core import ChatMessage, ToolSpec, Usage
 from adhere.wire._exchange import ApiName, Reply
-from adhere.wire._json import WireFormatError
 
 __all__ = [
     "ApiCodec",
@@ -19,8 +18,8 @@ __all__ = [
     "Target",
     "count_tokens",
     "fragments",
+    "model_list",
     "reply_usage",
-    "require",
     "text_pieces",
 ]
 
@@ -96,11 +95,27 @@ class ApiCodec(Protocol):
         ...
 
 
-def require(obj: dict[str, Any], key: str, where: str) -> Any:
-    """``obj[key]``, or a ``WireFormatError`` saying the field is required."""
-    if obj.get(key) is None:
-        raise WireFormatError("field required", f"{where}.{key}" if where else key)
-    return obj[key]
+def model_list(names: list[str]) -> dict[str, Any]:
+    """The answer to ``GET /v1/models``, readable as both OpenAI's and Anthropic's list."""
+    data = [
+        {
+            "id": name,
+            "object": "model",
+            "type": "model",
+            "display_name": name,
+            "created": 0,
+            "created_at": "1970-01-01T00:00:00Z",
+            "owned_by": "adhere-scripted-policy-server",
+        }
+        for name in names
+    ]
+    return {
+        "object": "list",
+        "data": data,
+        "has_more": False,
+        "first_id": names[0] if names else None,
+        "last_id": names[-1] if names else None,
+    }
 
 
 def count_tokens(text: str) -> int:

@@ -7,7 +7,18 @@ import re
 from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass
 
-__all__ = ["SseDecoder", "SseEvent", "encode_sse", "iter_lines", "iter_sse"]
+__all__ = [
+    "SSE_CONTENT_TYPE",
+    "SseDecoder",
+    "SseEvent",
+    "encode_sse",
+    "is_event_stream",
+    "iter_lines",
+    "iter_sse",
+]
+
+SSE_CONTENT_TYPE = "text/event-stream; charset=utf-8"
+"""The content type a server sends a stream of events with."""
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
@@ -90,6 +101,11 @@ async def iter_sse(lines: AsyncIterable[str]) -> AsyncIterator[SseEvent]:
         event = decoder.feed(line)
         if event is not None:
             yield event
+
+
+def is_event_stream(content_type: str) -> bool:
+    """Whether a response's content type says server-sent events."""
+    return "text/event-stream" in content_type
 
 
 def encode_sse(data: str, event: str | None = None) -> bytes:

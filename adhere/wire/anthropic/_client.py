@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from adhere.core import ChatMessage, ToolCall, ToolSpec, Usage
+from adhere.core import ChatMessage, ToolSpec, Usage
 from adhere.spec import Endpoint
-from adhere.wire._client_codec import ParsedReply, join_text
+from adhere.wire._client_codec import ParsedReply, add_sampling
 from adhere.wire._exchange import ChatRequest
 from adhere.wire._json import (
     StreamFailure,
@@ -18,6 +18,7 @@ from adhere.wire._json import (
     parse_json_object,
 )
 from adhere.wire._sse import SseEvent
+from adhere.wire.anthropic._blocks import content_blocks, read_assistant_blocks
 
 __all__ = [
     "ANTHROPIC_VERSION",
@@ -56,51 +57,21 @@ class AnthropicWire:
         }
         if request.system:
             body["system"] = request.system
-        temperature = (
-            request.temperature if request.temperature is not None else endpoint.temperature
-        )
-        if temperature is not None:
-            body["temperature"] = temperature
-        if request.tools:
-            body["tools"] = encode_anthropic_tools(request.tools)
-        body["stream"] = stream
+        add_sampling(body, request, endpoint, encode_anthropic_tools(request.tools), stream)
         return body
 
     def parse_reply(self, data: dict[str, Any]) -> ParsedReply:
         """Translate a ``message`` object."""
-        texts: list[str] = []
-        thoughts: list[str] = []
-        calls: list[ToolCall] = []
-        for index, raw in enumerate(as_list(data.get("content"), "content")):
-            path = f"content[{index}]"
-            block = as_object(raw, path)
-            kind = block.get("type")
-            if kind == "text":
-                texts.append(as_str(block.get("text"), f"{path}.text"))
-            elif kind == "thinking":
-                thoughts.append(as_str(block.get("thinking"), f"{path}.thinking"))
-            elif kind == "tool_use":
-                calls.append(
-                    ToolCall(
-                        id=as_str(block.get("id"), f"{path}.id"),
-                        name=as_str(block.get("name"), f"{path}.name"),
-                        arguments=as_object(block.get("input", {}), f"{path}.input"),
-                    )
-                )
-            # Other block types (redacted thinking, server tool results) carry nothing
-            # the neutral message can hold; they are skipped.
+        message = read_assistant_blocks(
+            as_list(data.get("content"), "content"), "content", strict=False
+        )
         usage = as_object(data.get("usage") or {}, "usage")
         prompt = sum(
             as_int(usage.get(key) or 0, f"usage.{key}")
             for key in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
         )
         return ParsedReply(
-            message=ChatMessage(
-                role="assistant",
-                content=join_text(texts),
-                tool_calls=tuple(calls),
-                reasoning=join_text(thoughts),
-            ),
+            message=message,
             usage=Usage(
                 input_tokens=prompt,
                 output_tokens=as_int(usage.get("output_tokens") or 0, "usage.output_tokens"),
@@ -165,14 +136,7 @@ def encode_anthropic_messages(
 def _assistant_content(message: ChatMessage) -> str | list[dict[str, Any]]:
     if not message.tool_calls:
         return message.content
-    blocks: list[dict[str, Any]] = []
-    if message.content:
-        blocks.append({"type": "text", "text": message.content})
-    blocks.extend(
-        {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}
-        for call in message.tool_calls
-    )
-    return blocks
+    return content_blocks(message.content, message.tool_calls)
 
 
 def encode_anthropic_tools(tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from adhere.wire._reassemble_base import error_text, event_json
+from adhere.wire._reassemble_base import StreamErrors, event_json
 from adhere.wire._sse import SseEvent
 
 __all__ = ["AnthropicReassembler"]
@@ -13,7 +13,7 @@ __all__ = ["AnthropicReassembler"]
 _TEXT_DELTAS = {"text_delta": "text", "thinking_delta": "thinking"}
 
 
-class AnthropicReassembler:
+class AnthropicReassembler(StreamErrors):
     """Rebuilds a ``message`` from ``message_start`` … ``message_stop``.
 
     Content blocks (text, thinking, redacted thinking, tool use, server tool use)
@@ -23,21 +23,16 @@ class AnthropicReassembler:
     """
 
     def __init__(self) -> None:
+        super().__init__()
         self._message: dict[str, Any] | None = None
         self._blocks: dict[int, dict[str, Any]] = {}
         self._json: dict[int, list[str]] = {}
         self._stopped = False
-        self._error: str | None = None
 
     @property
     def complete(self) -> bool:
         """``message_stop`` arrived."""
         return self._stopped
-
-    @property
-    def error(self) -> str | None:
-        """The ``error`` event's message, if one came."""
-        return self._error
 
     def feed(self, event: SseEvent) -> None:
         """Consume one event."""
@@ -46,7 +41,7 @@ class AnthropicReassembler:
             return
         kind = data.get("type", event.event)
         if kind == "error":
-            self._error = f"stream error: {error_text(data.get('error'))}"
+            self._report(data.get("error"))
         elif kind == "message_start":
             message = data.get("message")
             self._message = dict(message) if isinstance(message, dict) else {}

@@ -6,19 +6,21 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from adhere.core import ChatMessage, ToolCall, ToolSpec
-from adhere.wire._client_codec import join_text
+from adhere.core import ChatMessage, ToolSpec
 from adhere.wire._exchange import ApiName
-from adhere.wire._json import WireFormatError, as_bool, as_int, as_list, as_object, as_str
-from adhere.wire._server_codec import (
-    DecodedRequest,
-    Outgoing,
-    Target,
-    fragments,
+from adhere.wire._json import (
+    WireFormatError,
+    as_bool,
+    as_int,
+    as_list,
+    as_object,
+    as_str,
+    join_text,
     require,
-    text_pieces,
 )
+from adhere.wire._server_codec import DecodedRequest, Outgoing, Target, fragments, text_pieces
 from adhere.wire._sse import encode_sse
+from adhere.wire.anthropic._blocks import content_blocks, read_assistant_blocks, read_text_blocks
 
 __all__ = ["AnthropicCodec"]
 
@@ -48,7 +50,7 @@ class AnthropicCodec:
         raw_messages = as_list(require(body, "messages", ""), "messages")
         if not raw_messages:
             raise WireFormatError("at least one message is required", "messages")
-        system = [_text_blocks(body.get("system"), "system")]
+        system = [read_text_blocks(body.get("system"), "system")]
         messages: list[ChatMessage] = []
         for index, raw in enumerate(raw_messages):
             where = f"messages[{index}]"
@@ -62,7 +64,7 @@ class AnthropicCodec:
             elif role == "system":
                 # Mid-conversation system messages (a beta Claude Code uses) join the
                 # system text, as developer messages do on the OpenAI side.
-                system.append(_text_blocks(content, f"{where}.content"))
+                system.append(read_text_blocks(content, f"{where}.content"))
             else:
                 raise WireFormatError(
                     f"unsupported role {role!r} (expected user, assistant or system)",
@@ -148,16 +150,7 @@ class AnthropicCodec:
     @staticmethod
     def _blocks(out: Outgoing) -> list[dict[str, Any]]:
         reply = out.reply
-        blocks: list[dict[str, Any]] = []
-        if reply.reasoning:
-            blocks.append({"type": "thinking", "thinking": reply.reasoning})
-        if reply.text or not reply.tool_calls:
-            blocks.append({"type": "text", "text": reply.text})
-        blocks.extend(
-            {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}
-            for call in reply.tool_calls
-        )
-        return blocks
+        return content_blocks(reply.text, reply.tool_calls, reply.reasoning)
 
 
 def _empty(block: dict[str, Any]) -> dict[str, Any]:
@@ -180,25 +173,6 @@ def _stop(out: Outgoing) -> str:
     return "tool_use" if out.reply.tool_calls else "end_turn"
 
 
-def _text_blocks(value: Any, where: str) -> str:
-    """A string, or a list of text blocks (joined by blank lines)."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    texts = []
-    for index, raw in enumerate(as_list(value, where)):
-        block = as_object(raw, f"{where}[{index}]")
-        kind = block.get("type")
-        if kind != "text":
-            raise WireFormatError(
-                f"unsupported block type {kind!r} (only text is supported here)",
-                f"{where}[{index}].type",
-            )
-        texts.append(as_str(block.get("text"), f"{where}[{index}].text"))
-    return join_text(texts)
-
-
 def _user(content: Any, where: str) -> list[ChatMessage]:
     """A user turn: its tool results become ``tool`` messages, then its text (if any)."""
     if isinstance(content, str):
@@ -216,7 +190,7 @@ def _user(content: Any, where: str) -> list[ChatMessage]:
                 ChatMessage(
                     role="tool",
                     tool_call_id=as_str(require(block, "tool_use_id", path), f"{path}.tool_use_id"),
-                    content=_text_blocks(block.get("content"), f"{path}.content"),
+                    content=read_text_blocks(block.get("content"), f"{path}.content"),
                 )
             )
         else:
@@ -232,35 +206,7 @@ def _user(content: Any, where: str) -> list[ChatMessage]:
 def _assistant(content: Any, where: str) -> ChatMessage:
     if isinstance(content, str):
         return ChatMessage(role="assistant", content=content)
-    texts: list[str] = []
-    thoughts: list[str] = []
-    calls: list[ToolCall] = []
-    for index, raw in enumerate(as_list(content, where)):
-        path = f"{where}[{index}]"
-        block = as_object(raw, path)
-        kind = block.get("type")
-        if kind == "text":
-            texts.append(as_str(block.get("text"), f"{path}.text"))
-        elif kind == "thinking":
-            thoughts.append(as_str(block.get("thinking"), f"{path}.thinking"))
-        elif kind == "tool_use":
-            calls.append(
-                ToolCall(
-                    id=as_str(require(block, "id", path), f"{path}.id"),
-                    name=as_str(require(block, "name", path), f"{path}.name"),
-                    arguments=as_object(block.get("input", {}), f"{path}.input"),
-                )
-            )
-        elif kind != "redacted_thinking":
-            raise WireFormatError(
-                f"unsupported block type {kind!r} in an assistant turn", f"{path}.type"
-            )
-    return ChatMessage(
-        role="assistant",
-        content=join_text(texts),
-        tool_calls=tuple(calls),
-        reasoning=join_text(thoughts),
-    )
+    return read_assistant_blocks(as_list(content, where), where, strict=True)
 
 
 def _tools(raw: Any) -> tuple[ToolSpec, ...]:

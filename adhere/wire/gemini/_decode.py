@@ -7,6 +7,7 @@ from typing import Any
 from adhere.core import ChatMessage, ToolCall, ToolSpec
 from adhere.wire._decode_common import decode_args as _args
 from adhere.wire._decode_common import flatten_text as _text
+from adhere.wire._decode_common import turn_messages
 
 
 def _gemini_content(content: dict[str, Any], counter: list[int]) -> list[ChatMessage]:
@@ -48,17 +49,9 @@ def _gemini_content(content: dict[str, Any], counter: list[int]) -> list[ChatMes
             texts.append(str(part["text"]))
         else:
             texts.append(f"[{next(iter(part), 'part')}]")
-    out = list(results)
-    if texts or calls or reasoning or not results:
-        out.append(
-            ChatMessage(
-                role=role,
-                content="\n".join(texts),
-                tool_calls=tuple(calls),
-                reasoning="\n".join(reasoning),
-            )
-        )
-    return out
+    return turn_messages(
+        role, "\n".join(texts), texts=texts, calls=calls, reasoning=reasoning, results=results
+    )
 
 
 def decode_gemini(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adhere.wire._reassemble_base import error_text, event_json
+from adhere.wire._reassemble_base import StreamErrors, event_json
 from adhere.wire._sse import SseEvent
 
 __all__ = ["GeminiReassembler"]
@@ -57,7 +57,7 @@ class _Candidate:
         return document
 
 
-class GeminiReassembler:
+class GeminiReassembler(StreamErrors):
     """Rebuilds a ``GenerateContentResponse`` from its streamed chunks.
 
     Each chunk is a whole ``GenerateContentResponse`` holding the next parts.
@@ -69,22 +69,17 @@ class GeminiReassembler:
     """
 
     def __init__(self) -> None:
+        super().__init__()
         self._head: dict[str, Any] = {}
         self._candidates: dict[int, _Candidate] = {}
         self._usage: Any = None
         self._feedback: Any = None
         self._seen = False
-        self._error: str | None = None
 
     @property
     def complete(self) -> bool:
         """Some candidate has a finish reason (Gemini sends no separate end event)."""
         return any("finishReason" in c.fields for c in self._candidates.values())
-
-    @property
-    def error(self) -> str | None:
-        """An ``error`` object sent inside the stream, if one came."""
-        return self._error
 
     def feed(self, event: SseEvent) -> None:
         """Consume one ``data:`` chunk."""
@@ -95,7 +90,7 @@ class GeminiReassembler:
     def feed_chunk(self, chunk: dict[str, Any]) -> None:
         """Consume one ``GenerateContentResponse`` chunk."""
         if chunk.get("error") is not None:
-            self._error = f"stream error: {error_text(chunk['error'])}"
+            self._report(chunk["error"])
             return
         self._seen = True
         for key in _HEAD_KEYS:

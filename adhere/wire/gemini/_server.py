@@ -33,10 +33,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adhere.core import ChatMessage, ToolCall, ToolSpec
-from adhere.wire._client_codec import join_text
 from adhere.wire._exchange import ApiName
-from adhere.wire._json import WireFormatError, as_bool, as_int, as_list, as_object, as_str
-from adhere.wire._server_codec import DecodedRequest, Outgoing, Target, require, text_pieces
+from adhere.wire._json import (
+    WireFormatError,
+    as_bool,
+    as_int,
+    as_list,
+    as_object,
+    as_str,
+    join_text,
+    require,
+)
+from adhere.wire._server_codec import DecodedRequest, Outgoing, Target, text_pieces
 from adhere.wire._sse import encode_sse
 
 __all__ = ["GeminiCodec"]

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from adhere.core import ChatMessage, ToolCall, ToolSpec, Usage
+from adhere.core import ChatMessage, ToolSpec, Usage
 from adhere.spec import Endpoint
-from adhere.wire._client_codec import ParsedReply, join_text
+from adhere.wire._client_codec import ParsedReply, add_sampling
 from adhere.wire._exchange import ChatRequest
 from adhere.wire._json import (
     StreamFailure,
@@ -16,17 +15,16 @@ from adhere.wire._json import (
     as_list,
     as_object,
     as_str,
-    decode_arguments,
     parse_json_object,
 )
 from adhere.wire._sse import SseEvent
+from adhere.wire.openai_chat._shared import encode_tool_call, read_openai_content, read_tool_calls
 
 __all__ = [
     "OpenAIStreamAssembler",
     "OpenAIWire",
     "encode_openai_messages",
     "encode_openai_tools",
-    "read_openai_content",
 ]
 
 
@@ -53,14 +51,7 @@ class OpenAIWire:
             "messages": encode_openai_messages(request.system, request.messages),
             "max_tokens": request.max_tokens or endpoint.max_tokens,
         }
-        temperature = (
-            request.temperature if request.temperature is not None else endpoint.temperature
-        )
-        if temperature is not None:
-            body["temperature"] = temperature
-        if request.tools:
-            body["tools"] = encode_openai_tools(request.tools)
-        body["stream"] = stream
+        add_sampling(body, request, endpoint, encode_openai_tools(request.tools), stream)
         if stream:
             body["stream_options"] = {"include_usage": True}
         return body
@@ -73,27 +64,12 @@ class OpenAIWire:
         choice = as_object(choices[0], "choices[0]")
         message = as_object(choice.get("message"), "choices[0].message")
         where = "choices[0].message"
-        calls = []
-        for index, raw in enumerate(
-            as_list(message.get("tool_calls") or [], f"{where}.tool_calls")
-        ):
-            path = f"{where}.tool_calls[{index}]"
-            call = as_object(raw, path)
-            function = as_object(call.get("function"), f"{path}.function")
-            calls.append(
-                ToolCall(
-                    id=as_str(call.get("id"), f"{path}.id"),
-                    name=as_str(function.get("name"), f"{path}.function.name"),
-                    arguments=decode_arguments(
-                        function.get("arguments", ""), f"{path}.function.arguments"
-                    ),
-                )
-            )
+        calls = read_tool_calls(message, where, strict=False)
         reasoning = message.get("reasoning_content") or message.get("reasoning") or ""
         reply = ChatMessage(
             role="assistant",
             content=read_openai_content(message.get("content"), f"{where}.content"),
-            tool_calls=tuple(calls),
+            tool_calls=calls,
             reasoning=as_str(reasoning, f"{where}.reasoning_content"),
         )
         usage = as_object(data.get("usage") or {}, "usage")
@@ -134,17 +110,7 @@ def encode_openai_messages(
             item["name"] = message.name
         if message.tool_calls:
             item["content"] = message.content or None
-            item["tool_calls"] = [
-                {
-                    "id": call.id,
-                    "type": "function",
-                    "function": {
-                        "name": call.name,
-                        "arguments": json.dumps(call.arguments, ensure_ascii=False),
-                    },
-                }
-                for call in message.tool_calls
-            ]
+            item["tool_calls"] = [encode_tool_call(call) for call in message.tool_calls]
         out.append(item)
     return out
 
@@ -162,25 +128,6 @@ def encode_openai_tools(tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> list[di
         }
         for tool in tools
     ]
-
-
-def read_openai_content(value: Any, field: str) -> str:
-    """Message content that is a string, ``null`` or a list of text parts."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    texts = []
-    for index, raw in enumerate(as_list(value, field)):
-        part = as_object(raw, f"{field}[{index}]")
-        kind = part.get("type")
-        if kind not in ("text", "input_text", "output_text"):
-            raise WireFormatError(
-                f"unsupported content part type {kind!r} (only text is supported)",
-                f"{field}[{index}].type",
-            )
-        texts.append(as_str(part.get("text"), f"{field}[{index}].text"))
-    return join_text(texts)
 
 
 class OpenAIStreamAssembler:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adhere.wire._reassemble_base import error_text, event_json
+from adhere.wire._reassemble_base import StreamErrors, event_json
 from adhere.wire._sse import SseEvent
 
 __all__ = ["ChatReassembler"]
@@ -73,7 +73,7 @@ class _Choice:
         return message
 
 
-class ChatReassembler:
+class ChatReassembler(StreamErrors):
     """Rebuilds a ``chat.completion`` from its chunks, every choice by its index.
 
     Text deltas (``content``, ``refusal``, and the ``reasoning_content`` /
@@ -84,11 +84,11 @@ class ChatReassembler:
     """
 
     def __init__(self) -> None:
+        super().__init__()
         self._head: dict[str, Any] = {}
         self._choices: dict[int, _Choice] = {}
         self._usage: Any = None
         self._done = False
-        self._error: str | None = None
 
     @property
     def complete(self) -> bool:
@@ -97,11 +97,6 @@ class ChatReassembler:
             choice.finish is not None for choice in self._choices.values()
         )
         return self._done or finished
-
-    @property
-    def error(self) -> str | None:
-        """An ``error`` object sent inside the stream, if one came."""
-        return self._error
 
     def feed(self, event: SseEvent) -> None:
         """Consume one chunk."""
@@ -112,7 +107,7 @@ class ChatReassembler:
         if chunk is None:
             return
         if chunk.get("error") is not None:
-            self._error = f"stream error: {error_text(chunk['error'])}"
+            self._report(chunk["error"])
             return
         for key in _HEAD_KEYS:
             if chunk.get(key) is not None and key not in self._head:

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from adhere.core import ChatMessage, ToolCall, ToolSpec, Usage
-from adhere.wire._client_codec import join_text
 from adhere.wire._exchange import ApiName
 from adhere.wire._json import (
     WireFormatError,
@@ -16,28 +15,19 @@ from adhere.wire._json import (
     as_list,
     as_object,
     as_str,
-    decode_arguments,
-)
-from adhere.wire._server_codec import (
-    DecodedRequest,
-    Outgoing,
-    Target,
-    fragments,
+    join_text,
     require,
-    text_pieces,
 )
+from adhere.wire._server_codec import DecodedRequest, Outgoing, Target, fragments, text_pieces
 from adhere.wire._sse import encode_sse
-from adhere.wire.openai_chat._client import read_openai_content
+from adhere.wire.openai_chat._shared import (
+    encode_tool_call,
+    openai_error,
+    read_openai_content,
+    read_tool_calls,
+)
 
-__all__ = ["OpenAICodec", "openai_error"]
-
-_ERROR_TYPES = {
-    400: ("invalid_request_error", None),
-    401: ("invalid_request_error", "invalid_api_key"),
-    404: ("invalid_request_error", "model_not_found"),
-    422: ("invalid_request_error", "unknown_conversation"),
-    429: ("requests", "rate_limit_exceeded"),
-}
+__all__ = ["OpenAICodec"]
 
 
 class OpenAICodec:
@@ -90,14 +80,7 @@ class OpenAICodec:
             "content": reply.text if reply.text or not reply.tool_calls else None,
         }
         if reply.tool_calls:
-            message["tool_calls"] = [
-                {
-                    "id": call.id,
-                    "type": "function",
-                    "function": {"name": call.name, "arguments": _arguments(call)},
-                }
-                for call in reply.tool_calls
-            ]
+            message["tool_calls"] = [encode_tool_call(call) for call in reply.tool_calls]
         if reply.reasoning:
             message["reasoning_content"] = reply.reasoning
         return {
@@ -165,14 +148,6 @@ class OpenAICodec:
         }
 
 
-def openai_error(status: int, message: str, param: str | None = None) -> dict[str, Any]:
-    """OpenAI's error document (Chat Completions and Responses share it)."""
-    kind, code = _ERROR_TYPES.get(
-        status, ("server_error", None) if status >= 500 else ("invalid_request_error", None)
-    )
-    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
-
-
 def _message(role: str, item: dict[str, Any], where: str) -> ChatMessage:
     content = read_openai_content(item.get("content"), f"{where}.content")
     if role == "tool":
@@ -183,25 +158,12 @@ def _message(role: str, item: dict[str, Any], where: str) -> ChatMessage:
         return ChatMessage(
             role="user", content=content, name=as_str(name, f"{where}.name") if name else None
         )
-    calls = []
-    for index, raw in enumerate(as_list(item.get("tool_calls") or [], f"{where}.tool_calls")):
-        path = f"{where}.tool_calls[{index}]"
-        call = as_object(raw, path)
-        function = as_object(require(call, "function", path), f"{path}.function")
-        calls.append(
-            ToolCall(
-                id=as_str(require(call, "id", path), f"{path}.id"),
-                name=as_str(require(function, "name", f"{path}.function"), f"{path}.function.name"),
-                arguments=decode_arguments(
-                    function.get("arguments", ""), f"{path}.function.arguments"
-                ),
-            )
-        )
+    calls = read_tool_calls(item, where, strict=True)
     reasoning = item.get("reasoning_content") or ""
     return ChatMessage(
         role="assistant",
         content=content,
-        tool_calls=tuple(calls),
+        tool_calls=calls,
         reasoning=as_str(reasoning, f"{where}.reasoning_content"),
     )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adhere.wire._reassemble_base import error_text, event_json
+from adhere.wire._reassemble_base import StreamErrors, error_text, event_json
 from adhere.wire._sse import SseEvent
 
 __all__ = ["ResponsesReassembler"]
@@ -29,7 +29,7 @@ _PART_ADDED = {
 }
 
 
-class ResponsesReassembler:
+class ResponsesReassembler(StreamErrors):
     """Rebuilds a ``response`` object from ``response.created`` … ``response.completed``.
 
     Output items (messages, function calls, custom tool calls, reasoning) are kept by
@@ -41,21 +41,16 @@ class ResponsesReassembler:
     """
 
     def __init__(self) -> None:
+        super().__init__()
         self._snapshot: dict[str, Any] | None = None
         self._items: dict[int, dict[str, Any]] = {}
         self._ids: dict[str, int] = {}
         self._final = False
-        self._error: str | None = None
 
     @property
     def complete(self) -> bool:
         """A final snapshot (completed, incomplete or failed) arrived."""
         return self._final
-
-    @property
-    def error(self) -> str | None:
-        """The ``error`` event's message, or why the response failed."""
-        return self._error
 
     def feed(self, event: SseEvent) -> None:
         """Consume one event."""
@@ -65,7 +60,7 @@ class ResponsesReassembler:
         kind = str(data.get("type") or event.event)
         if kind == "error":
             details = {key: data.get(key) for key in ("code", "message")}
-            self._error = f"stream error: {error_text(details)}"
+            self._report(details)
         elif kind in _SNAPSHOTS:
             self._take_snapshot(kind, data.get("response"))
         elif kind in ("response.output_item.added", "response.output_item.done"):

@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adhere.core import ChatMessage, ToolCall, ToolSpec, Usage
-from adhere.wire._client_codec import join_text
 from adhere.wire._exchange import FREEFORM_KEY, ApiName, freeform_input, is_freeform
 from adhere.wire._json import (
     WireFormatError,
@@ -40,18 +39,12 @@ from adhere.wire._json import (
     as_object,
     as_str,
     decode_arguments,
-)
-from adhere.wire._server_codec import (
-    DecodedRequest,
-    Outgoing,
-    Target,
-    fragments,
+    join_text,
     require,
-    text_pieces,
 )
+from adhere.wire._server_codec import DecodedRequest, Outgoing, Target, fragments, text_pieces
 from adhere.wire._sse import encode_sse
-from adhere.wire.openai_chat._client import read_openai_content
-from adhere.wire.openai_chat._server import openai_error
+from adhere.wire.openai_chat._shared import openai_error, read_openai_content
 
 __all__ = ["ResponsesCodec"]
 

@@ -9,9 +9,8 @@ from adhere.core._chat import ChatMessage, Usage
 from adhere.errors import ModelCallError, ModelReplyError
 from adhere.models import open_client
 from adhere.spec._endpoint import Limits
-from adhere.wire import ChatRequest, Reply
-from adhere.wire._server_codec import Outgoing
-from adhere.wire.anthropic._server import AnthropicCodec
+from adhere.wire import ChatRequest, Outgoing, Reply
+from adhere.wire.anthropic import AnthropicCodec
 
 REQUEST = ChatRequest(messages=(ChatMessage(role="user", content="hi"),))
 TINY = Limits(max_retries=2, timeout_seconds=5, backoff_base_seconds=0.01, backoff_max_seconds=0.02)

@@ -90,9 +90,16 @@ async def policy(start_policy):
     return await start_policy()
 
 
+class JsonMemorySink(MemorySink):
+    """A :class:`MemorySink` handing records over in their JSON form (as stored)."""
+
+    def take(self, trial_id):
+        return [record.to_json_dict() for record in super().take(trial_id)]
+
+
 @pytest.fixture
 async def start_proxy():
-    """``await start_proxy(upstreams, secrets=())``: a proxy with a fresh MemorySink.
+    """``await start_proxy(upstreams, secrets=())``: a proxy with a fresh JsonMemorySink.
 
     ``upstreams`` maps names to base URLs or to :class:`Upstream` objects.
     """
@@ -104,7 +111,7 @@ async def start_proxy():
             for name, value in upstreams.items()
         }
         proxy = RecordingProxy(
-            ProxyConfig(upstreams=built, sink=sink or MemorySink(), secrets=secrets),
+            ProxyConfig(upstreams=built, sink=sink or JsonMemorySink(), secrets=secrets),
             shutdown_timeout=1.0,
         )
         await proxy.start()

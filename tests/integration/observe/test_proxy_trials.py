@@ -92,7 +92,7 @@ def test_serve_proxy_records_to_jsonl_files(tmp_path):
     records = [json.loads(line) for line in lines]
     assert [record["seq"] for record in records] == [0, 1]
     assert [record["stream"] for record in records] == [False, True]
-    assert records == config.sink.read("jsonl-1")
+    assert records == [record.to_json_dict() for record in config.sink.read("jsonl-1")]
 
 
 def test_serve_proxy_stops_on_ctrl_c():

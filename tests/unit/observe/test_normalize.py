@@ -1,9 +1,34 @@
+from adhere.artifacts import ProxyCall
 from adhere.core import TOOLS_INDEX, Check, Instance, Source
 from adhere.observe._normalize import Truncation, normalize
 from adhere.observe._tagging import find_text, tag_sources
 
 CLAUDE_MD = "# Rules\nAlways answer in English.\nNever use emoji."
 QUERY = "Explain what partition() does."
+
+
+def recorded(**fields):
+    """A call record with the fields a test cares about; the rest as a plain call."""
+    base = {
+        "seq": 0,
+        "trial": "t",
+        "upstream": "m",
+        "api": "anthropic",
+        "method": "POST",
+        "path": "/",
+        "query": "",
+        "stream": False,
+        "request": None,
+        "status": None,
+        "response": None,
+        "sse_events": 0,
+        "error": None,
+        "started_at": "2025-01-01T00:00:00+00:00",
+        "duration_seconds": 1.0,
+        "ttfb_seconds": None,
+        "usage": None,
+    }
+    return ProxyCall(**{**base, **fields})
 
 
 def anthropic_call(
@@ -19,14 +44,14 @@ def anthropic_call(
             }
         ]
     response = {"content": reply_blocks, "role": "assistant"} if status == 200 else None
-    return {
-        "seq": seq,
-        "api": "anthropic",
-        "request": request,
-        "response": response,
-        "status": status,
-        "error": None if status == 200 else "upstream 503",
-    }
+    return recorded(
+        seq=seq,
+        api="anthropic",
+        request=request,
+        response=response,
+        status=status,
+        error=None if status == 200 else "upstream 503",
+    )
 
 
 def claude_like_log():
@@ -124,7 +149,7 @@ def test_openai_chat_with_tools_and_system():
         ]
     }
     traj = normalize(
-        [{"api": "openai-chat", "request": req, "response": resp, "status": 200}],
+        [recorded(api="openai-chat", request=req, response=resp, status=200)],
         first_user_turn=QUERY,
     )
     assert traj.system.startswith("SP text")
@@ -174,7 +199,7 @@ def test_responses_api_items():
         ]
     }
     traj = normalize(
-        [{"api": "openai-responses", "request": req, "response": resp, "status": 200}],
+        [recorded(api="openai-responses", request=req, response=resp, status=200)],
         first_user_turn=QUERY,
     )
     assert traj.system == "base instructions\n\ndev rules"
@@ -224,7 +249,7 @@ def test_gemini_function_calls_pair_by_name():
         ]
     }
     traj = normalize(
-        [{"api": "gemini", "request": req, "response": resp, "status": 200}], first_user_turn=QUERY
+        [recorded(api="gemini", request=req, response=resp, status=200)], first_user_turn=QUERY
     )
     assert traj.system == "gemini sys"
     assert [m.role for m in traj.messages] == ["user", "assistant", "tool", "assistant"]
@@ -236,15 +261,15 @@ def test_gemini_function_calls_pair_by_name():
 
 def test_garbage_records_never_crash():
     records = [
-        {"api": "anthropic", "request": {"_raw": "not json"}},
-        {"api": "unknown", "request": {}},
-        {
-            "api": "anthropic",
-            "request": {"messages": [{"role": "user", "content": [{"type": "image"}]}]},
-            "response": None,
-            "status": None,
-            "error": "connection refused",
-        },
+        recorded(api="anthropic", request={"_raw": "not json"}),
+        recorded(api="unknown", request={}),
+        recorded(
+            api="anthropic",
+            request={"messages": [{"role": "user", "content": [{"type": "image"}]}]},
+            response=None,
+            status=None,
+            error="connection refused",
+        ),
     ]
     traj = normalize(records)
     assert traj.meta["recorded_calls"] == 3
@@ -289,9 +314,7 @@ def test_tagging_finds_sources_by_content():
 
 def test_instance_system_prompt_tagged_inside_scaffold_prompt():
     log = claude_like_log()
-    log[0]["request"]["system"] = [
-        {"type": "text", "text": "You are a CLI agent.\nAlways be brief."}
-    ]
+    log[0].request["system"] = [{"type": "text", "text": "You are a CLI agent.\nAlways be brief."}]
     traj = normalize(log[:1], first_user_turn=QUERY)
     spans = tag_sources(traj, instance(system_prompt="Always be brief."), {})
     sp = [s for s in spans if s.source == Source.SYSTEM_PROMPT]

@@ -5,7 +5,7 @@ import pytest
 from adhere.wire._reassemble import reassemble, reassembler_for
 from adhere.wire._reassemble_base import decode_sse
 from adhere.wire._sse import SseEvent
-from adhere.wire.gemini._reassemble import GeminiReassembler
+from adhere.wire.gemini import GeminiReassembler
 
 
 def ev(data, name="message"):

@@ -4,14 +4,10 @@ import pytest
 
 from adhere.core._chat import ChatMessage, ToolCall, ToolSpec, Usage
 from adhere.spec._endpoint import Endpoint
-from adhere.wire import ChatRequest, Reply
-from adhere.wire._json import StreamFailure, WireFormatError
-from adhere.wire._server_codec import Outgoing
+from adhere.wire import ChatRequest, Outgoing, Reply, StreamFailure, WireFormatError
 from adhere.wire._sse import SseDecoder
-from adhere.wire.anthropic._client import AnthropicWire
-from adhere.wire.anthropic._server import AnthropicCodec
-from adhere.wire.openai_chat._client import OpenAIWire
-from adhere.wire.openai_chat._server import OpenAICodec
+from adhere.wire.anthropic import AnthropicCodec, AnthropicWire
+from adhere.wire.openai_chat import OpenAICodec, OpenAIWire
 
 PAIRS = [(OpenAIWire(), OpenAICodec()), (AnthropicWire(), AnthropicCodec())]
 IDS = ["openai", "anthropic"]

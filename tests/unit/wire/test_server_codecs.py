@@ -4,12 +4,11 @@ import pytest
 
 from adhere.core._chat import ChatMessage, ToolCall
 from adhere.testing._routing import resolve
+from adhere.wire import Target, WireFormatError
 from adhere.wire._exchange import FREEFORM_KEY
-from adhere.wire._json import WireFormatError
-from adhere.wire._server_codec import Target
-from adhere.wire.anthropic._server import AnthropicCodec
-from adhere.wire.gemini._server import GeminiCodec
-from adhere.wire.openai_responses._server import ResponsesCodec
+from adhere.wire.anthropic import AnthropicCodec
+from adhere.wire.gemini import GeminiCodec
+from adhere.wire.openai_responses import ResponsesCodec
 
 GEMINI = Target(model="m", stream=True, sse=True)
 

@@ -1,0 +1,117 @@
+"""The recorded model call: one record per call the recording proxy forwarded.
+
+The recording proxy builds a :class:`ProxyCall` once a call is over (answered,
+failed or cut), redacted; its sinks keep or write it; the runner takes a trial's
+calls and stores them as ``calls.jsonl``, one JSON object a line; the normalizer
+reads them into a trajectory. The JSON form is documented field by field in
+``docs/proxy.md`` and is what :meth:`ProxyCall.to_json_dict` returns.
+
+Not to be confused with ``adhere.models.CallRecord``: that is the HTTP model client's
+record of one attempt of its own calls (judges, checklist generation), never stored
+here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from adhere.errors import SpecError
+
+__all__ = ["ProxyCall"]
+
+
+class ProxyCall(BaseModel):
+    """One model call as the recording proxy saw it, secrets redacted.
+
+    Attributes:
+        seq: 0-based number of the call within its trial, in order of arrival.
+        trial: Trial id from the path.
+        upstream: Upstream name from the path.
+        api: ``anthropic``, ``openai-chat``, ``openai-responses`` or ``gemini``.
+        method: HTTP method.
+        path: API path, e.g. ``/v1/messages``.
+        query: Query string as the client sent it, redacted.
+        stream: Whether the client asked for a stream.
+        request: The parsed JSON body; ``{"_raw": text}`` when not JSON; ``None``
+            when empty.
+        status: Upstream's HTTP status; ``None`` when upstream never answered.
+        response: The response body, a stream reassembled into the non-streaming
+            shape of its API; ``None`` when nothing came.
+        sse_events: Server-sent events received (0 when not an SSE stream).
+        error: Why the call failed; ``None`` on success.
+        started_at: ISO 8601 UTC time the request arrived.
+        duration_seconds: Arrival to the end of the response to the client.
+        ttfb_seconds: Arrival to the first response-body bytes from upstream.
+        usage: ``{"input_tokens", "output_tokens"}`` from the response, ``None``
+            when it has none.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    seq: int
+    trial: str
+    upstream: str
+    api: str
+    method: str
+    path: str
+    query: str
+    stream: bool
+    request: Any
+    status: int | None
+    response: Any
+    sse_events: int
+    error: str | None
+    started_at: str
+    duration_seconds: float
+    ttfb_seconds: float | None
+    usage: dict[str, int] | None
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The record as a JSON object, its keys in the documented order."""
+        return self.model_dump()
+
+    def to_json_line(self) -> str:
+        """The record as one line of ``calls.jsonl`` (no newline)."""
+        return json.dumps(self.to_json_dict(), ensure_ascii=False)
+
+    @classmethod
+    def from_json_dict(cls, data: Mapping[str, Any], *, where: str = "") -> ProxyCall:
+        """Read a record back from its JSON object.
+
+        Args:
+            data: The object.
+            where: What it was read from (a file and line), for errors.
+
+        Raises:
+            SpecError: A field is missing, unknown or of the wrong type; the error
+                names it.
+        """
+        if not isinstance(data, Mapping):
+            raise SpecError(
+                f"a call record must be a JSON object, got {type(data).__name__}", file=where
+            )
+        try:
+            return cls.model_validate(dict(data))
+        except ValidationError as exc:
+            problem = exc.errors()[0]
+            field = ".".join(str(part) for part in problem["loc"])
+            raise SpecError(
+                f"malformed call record: {problem['msg']}", file=where or None, field=field
+            ) from None
+
+    @classmethod
+    def from_json_line(cls, line: str, *, where: str = "") -> ProxyCall:
+        """Read a record back from one line of ``calls.jsonl``.
+
+        Raises:
+            SpecError: The line is not JSON, or not a valid record (naming the field).
+        """
+        try:
+            data = json.loads(line)
+        except ValueError as exc:
+            raise SpecError(f"a call record is not valid JSON ({exc})", file=where) from None
+        return cls.from_json_dict(data, where=where)
