@@ -119,7 +119,9 @@ def provider(name: str) -> Callable[[type[P]], type[P]]:
 
     The class is instantiated without arguments when an endpoint names it.
     """
-    if "://" in name or not name.strip():
+    if not name.strip():
+        raise ValueError("a provider needs a non-empty name")
+    if "://" in name:
         raise ValueError(f"a provider name cannot look like a URL: {name!r}")
     return _PROVIDERS.decorator(name)
 
