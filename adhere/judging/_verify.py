@@ -14,15 +14,14 @@ then registered under the entry point's name without a parameter model).
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from adhere._registry import Registry
 from adhere.core import Instance, Trajectory
 from adhere.errors import SpecError
 from adhere.spec import format_location
@@ -213,7 +212,25 @@ class RegisteredVerifier:
 
 F = TypeVar("F", bound=Callable[..., Outcome])
 
-_REGISTRY: dict[str, RegisteredVerifier] = {}
+
+def _from_entry_point(name: str, loaded: object) -> RegisteredVerifier | None:
+    """An entry point's verifier: registered as is, or a plain function under its name.
+
+    A function some ``@verifier`` registered under another name keeps its parameter
+    model; anything not callable is not a verifier (the name stays unknown).
+    """
+    if isinstance(loaded, RegisteredVerifier):
+        return loaded
+    if not callable(loaded):
+        return None
+    known = _REGISTRY.registered().values()
+    model = next((r.params for r in known if r.func is loaded), None)
+    return RegisteredVerifier(name=name, func=loaded, params=model)
+
+
+_REGISTRY: Registry[RegisteredVerifier] = Registry(
+    "verifiers", "verifier", field="verifier.name", builtin=_BUILTIN, adapt=_from_entry_point
+)
 
 
 def verifier(name: str, *, params: type[BaseModel] | None = None) -> Callable[[F], F]:
@@ -229,7 +246,8 @@ def verifier(name: str, *, params: type[BaseModel] | None = None) -> Callable[[F
         raise ValueError("a verifier needs a non-empty name")
 
     def register(func: F) -> F:
-        _REGISTRY[name] = RegisteredVerifier(name=name, func=func, params=params)
+        entry = RegisteredVerifier(name=name, func=func, params=params)
+        _REGISTRY.register(name, entry, replace=True)
         return func
 
     return register
@@ -237,9 +255,7 @@ def verifier(name: str, *, params: type[BaseModel] | None = None) -> Callable[[F
 
 def verifier_names() -> list[str]:
     """Every known verifier name: built-ins, registered functions and entry points."""
-    names = set(_BUILTIN) | set(_REGISTRY)
-    names |= {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)}
-    return sorted(names)
+    return _REGISTRY.names()
 
 
 def get_verifier(name: str) -> RegisteredVerifier:
@@ -248,22 +264,4 @@ def get_verifier(name: str) -> RegisteredVerifier:
     Raises:
         SpecError: The name is unknown; the message lists the known names.
     """
-    if name not in _REGISTRY and name in _BUILTIN:
-        importlib.import_module(_BUILTIN[name])
-    if name not in _REGISTRY:
-        for ep in entry_points(group=ENTRY_POINT_GROUP, name=name):
-            loaded = ep.load()
-            if name in _REGISTRY:
-                break
-            if isinstance(loaded, RegisteredVerifier):
-                _REGISTRY[name] = loaded
-            elif callable(loaded):
-                model = next((r.params for r in _REGISTRY.values() if r.func is loaded), None)
-                _REGISTRY[name] = RegisteredVerifier(name=name, func=loaded, params=model)
-            break
-    if name not in _REGISTRY:
-        raise SpecError(
-            f"unknown verifier {name!r}; known verifiers: {', '.join(verifier_names())}",
-            field="verifier.name",
-        )
-    return _REGISTRY[name]
+    return _REGISTRY.get(name)

@@ -2,13 +2,26 @@
 
 Clients retry transient failures with jittered exponential back-off, keep each
 endpoint within its concurrency and rate limits, record every HTTP attempt, and keep
-API keys out of logs, errors and records. The scripted policy server, a test double
-that stands in for models offline, lives in :mod:`adhere.testing`.
+API keys out of logs, errors and records. An endpoint whose ``baseUrl`` is not a URL
+names a model provider (:func:`provider_for`), a server the run starts itself; the
+scripted policy server, a test double that stands in for models offline, is the
+provider ``scripted`` and lives in :mod:`adhere.testing`.
 """
 
 from adhere.models._backoff import backoff_delay, parse_retry_after
 from adhere.models._limiter import EndpointLimiter, LimiterRegistry, RateLimiter, shared_limiter
 from adhere.models._open import AnthropicClient, OpenAIClient, open_client
+from adhere.models._providers import (
+    PodPlan,
+    Provider,
+    ProviderService,
+    ServeContext,
+    Served,
+    provider,
+    provider_for,
+    provider_names,
+    serve_providers,
+)
 from adhere.models._secrets import resolve_api_key
 from adhere.models._types import CallRecord, ChatResponse, ModelClient
 from adhere.wire import ChatRequest
@@ -22,10 +35,19 @@ __all__ = [
     "LimiterRegistry",
     "ModelClient",
     "OpenAIClient",
+    "PodPlan",
+    "Provider",
+    "ProviderService",
     "RateLimiter",
+    "ServeContext",
+    "Served",
     "backoff_delay",
     "open_client",
     "parse_retry_after",
+    "provider",
+    "provider_for",
+    "provider_names",
     "resolve_api_key",
+    "serve_providers",
     "shared_limiter",
 ]

@@ -31,6 +31,7 @@ import aiohttp
 from adhere.errors import ModelCallError, ModelReplyError
 from adhere.models._backoff import backoff_delay, parse_retry_after
 from adhere.models._limiter import EndpointLimiter
+from adhere.models._providers import provider_for
 from adhere.models._secrets import resolve_api_key
 from adhere.models._session import env_proxy, new_session
 from adhere.models._types import CallRecord, ChatResponse, OnCall
@@ -103,7 +104,7 @@ class HttpModelClient:
 
     Raises:
         SecretError: The key cannot be read.
-        ValueError: ``endpoint.base_url`` is the placeholder ``scripted``.
+        ValueError: ``endpoint.base_url`` still names a model provider (``scripted``).
     """
 
     def __init__(
@@ -116,10 +117,11 @@ class HttpModelClient:
         env: Mapping[str, str] | None = None,
         limiter: EndpointLimiter | None = None,
     ) -> None:
-        if endpoint.base_url == "scripted":
+        served_by = provider_for(endpoint)
+        if served_by is not None:
             raise ValueError(
-                "endpoint base_url 'scripted' must be replaced by the URL of a running "
-                "scripted policy server before a client is opened"
+                f"endpoint base_url {endpoint.base_url!r} must be replaced by the URL of a "
+                f"running {served_by.description} before a client is opened"
             )
         self.endpoint = endpoint
         self._wire = wire

@@ -79,7 +79,7 @@ def open_client(
 
     Raises:
         SecretError: The endpoint's key cannot be read.
-        ValueError: ``endpoint.base_url`` is still the placeholder ``scripted``.
+        ValueError: ``endpoint.base_url`` still names a model provider (``scripted``).
     """
     kind = OpenAIClient if endpoint.api == "openai" else AnthropicClient
     return kind(endpoint, http=http, on_call=on_call, env=env, limiter=limiter)

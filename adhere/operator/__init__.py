@@ -16,6 +16,7 @@ from adhere.operator._main import run_operator
 from adhere.operator._observe import JobView, PodProblem, job_view, pod_problem
 from adhere.operator._rayjob import build_rayjob, rayjob_state
 from adhere.operator._reconcile import RetryPolicy, TrialDecision, reconcile_trials
+from adhere.operator._sidecar import uses_sidecar
 from adhere.operator._status import (
     PlanProblem,
     ScoringView,
@@ -47,4 +48,5 @@ __all__ = [
     "rollout_status",
     "run_operator",
     "scoring_view",
+    "uses_sidecar",
 ]

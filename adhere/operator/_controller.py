@@ -33,6 +33,7 @@ from adhere.operator._planning import (
 from adhere.operator._rayjob import RAY_GROUP, RAY_PLURAL, RAY_VERSION
 from adhere.operator._reconcile import RetryPolicy, TrialDecision, reconcile_trials
 from adhere.operator._scoring import ScoringPasses
+from adhere.operator._sidecar import uses_sidecar
 from adhere.operator._status import (
     PlanProblem,
     ScoringView,
@@ -337,6 +338,7 @@ class Controller:
                 scaffolds[trial.scaffold],
                 plan.store.uri,
                 self.config,
+                sidecar=uses_sidecar(models[trial.model]),
             )
             created = await asyncio.to_thread(self.kube.create, job, "jobs")
             log.info(

@@ -10,9 +10,11 @@ Pod layout::
       trial   the scaffold image running ``adhere trial run``: reads the rollout from the
               store, runs the scaffold against the proxy, writes the trial's artifacts
 
-Models served by the scripted policy server (``baseUrl: scripted``, a test double) need
-no key and no sidecar: ``adhere trial run`` starts the policy server and the recording
-proxy in its own process, as ``adhere run`` does.
+A model whose provider is served in the trial process (``baseUrl: scripted``, the
+scripted policy server, a test double) needs no key and no sidecar: ``adhere trial run``
+starts the provider and the recording proxy in its own process, as ``adhere run`` does.
+The caller decides (:func:`~adhere.operator._sidecar.uses_sidecar` asks the provider)
+and passes ``sidecar``; this module stays pure.
 
 Every container runs as a non-root user with no privilege escalation, all
 capabilities dropped, a read-only root file system and the RuntimeDefault seccomp
@@ -46,8 +48,6 @@ from adhere.operator._names import (
 )
 from adhere.spec import ModelSpec, ScaffoldSpec
 
-SCRIPTED: Final = "scripted"
-"""``baseUrl`` of the scripted policy server (as in :mod:`adhere.runner`)."""
 PROXY_KEY_ENV: Final = "ADHERE_UPSTREAM_KEY"
 """The sidecar's environment variable holding the model's API key."""
 WORK_DIR: Final = "/work"
@@ -74,11 +74,6 @@ def owner_reference(rollout: RolloutRef) -> dict[str, Any]:
         "controller": True,
         "blockOwnerDeletion": True,
     }
-
-
-def uses_sidecar(model: ModelSpec) -> bool:
-    """Whether the trial's model calls go through a proxy sidecar (every real endpoint)."""
-    return model.endpoint.base_url != SCRIPTED
 
 
 def container_security(config: OperatorConfig) -> dict[str, Any]:
@@ -210,8 +205,15 @@ def build_job(
     scaffold: ScaffoldSpec,
     rollout_uri: str,
     config: OperatorConfig,
+    *,
+    sidecar: bool,
 ) -> dict[str, Any]:
-    """The Job running attempt ``attempt`` of ``trial`` (retries are the operator's)."""
+    """The Job running attempt ``attempt`` of ``trial`` (retries are the operator's).
+
+    ``sidecar`` says whether the model's calls go through a recording-proxy sidecar
+    (see :func:`~adhere.operator.uses_sidecar`); without one the trial process serves
+    the model itself.
+    """
     labels = trial_labels(rollout.name, trial, attempt)
     annotations = {
         ANNOTATION_MODEL: trial.model,
@@ -219,7 +221,6 @@ def build_job(
         ANNOTATION_REPEAT: str(trial.repeat),
         ANNOTATION_ROLLOUT_URI: rollout_uri,
     }
-    sidecar = uses_sidecar(model)
     volumes: list[dict[str, Any]] = [
         {"name": "work", "emptyDir": {"sizeLimit": config.workspace_size_limit}},
         {"name": "home", "emptyDir": {}},

@@ -11,7 +11,6 @@ from adhere.runner._engine import (
 from adhere.runner._plan import apply_filters, plan_trials
 from adhere.runner._rescore import rescore
 from adhere.runner._run import (
-    SCRIPTED,
     Prepared,
     _ProxyCalls,
     _scaffolds,
@@ -37,7 +36,6 @@ __all__ = [
     "Prepared",
     "Progress",
     "RunSummary",
-    "SCRIPTED",
     "_ProxyCalls",
     "_scaffolds",
     "_services",

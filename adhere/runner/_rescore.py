@@ -1,10 +1,10 @@
 """``adhere score RUN``: decide the checks of a stored rollout again.
 
 Reads the rollout's own snapshot (``rollout.yaml`` with its Benchmark and
-JudgePanel, ``instances.jsonl``), starts the scripted policy server when a judge
-is scripted (a test double), and runs the scoring pass. Judge verdicts come from
-the verdict cache when nothing changed, so re-scoring an unchanged rollout makes no
-judge call. ``--panel FILE`` scores with another JudgePanel.
+JudgePanel, ``instances.jsonl``), starts the model providers its judges name (e.g.
+``scripted``, the scripted policy server, a test double), and runs the scoring pass.
+Judge verdicts come from the verdict cache when nothing changed, so re-scoring an
+unchanged rollout makes no judge call. ``--panel FILE`` scores with another JudgePanel.
 """
 
 from __future__ import annotations
@@ -14,11 +14,10 @@ from pathlib import Path
 
 from adhere.artifacts import SPECS, RolloutStore, StoreVerdictCache, open_rollout_dir
 from adhere.errors import SpecError
-from adhere.runner._run import SCRIPTED, judge_endpoints
+from adhere.runner._run import judge_endpoints, serve_judges
 from adhere.scoring import Scorer, ScoreSummary, score_rollout
 from adhere.spec import JudgePanel, load_resources, parse_resource
 from adhere.suites import get_suite
-from adhere.testing import PolicyServer, PolicyServerConfig
 
 
 def stored_panel(store: RolloutStore) -> JudgePanel | None:
@@ -47,16 +46,12 @@ async def rescore(
         panel = panels[0]
     instances = {i.id: i for i in store.read_instances()}
     async with AsyncExitStack() as stack:
-        scripted_url = None
-        if panel is not None and any(j.endpoint.base_url == SCRIPTED for j in panel.spec.judges):
-            server = PolicyServer(PolicyServerConfig())
-            scripted_url = await server.start()
-            stack.push_async_callback(server.stop)
+        served = await serve_judges(stack, panel)
         return await scorer(
             store,
             instances,
             get_suite,
             panel=panel,
-            judge_endpoints=judge_endpoints(panel, scripted_url),
+            judge_endpoints=judge_endpoints(panel, served),
             cache=StoreVerdictCache(store.store),
         )

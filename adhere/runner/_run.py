@@ -1,9 +1,10 @@
 """``adhere run``: from a RunConfig to finished trials in the store.
 
-A run starts, in its own event loop: the scripted policy server when a model's
-``baseUrl`` is ``scripted`` (a test double), and always the recording proxy, which
-every scaffold's model calls go through (one upstream per model). Both bind to
-127.0.0.1 and stop when the run ends.
+A run starts, in its own event loop: the model providers its models' and judges'
+``baseUrl`` values name (e.g. ``scripted``, the scripted policy server, a test double;
+see :mod:`adhere.models`), and always the recording proxy, which every scaffold's
+model calls go through (one upstream per model). They bind to 127.0.0.1 and stop when
+the run ends.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 from adhere.artifacts import ProxyCall, RolloutStore, StoreVerdictCache
 from adhere.core import Instance, Trial
 from adhere.errors import SpecError
-from adhere.models import resolve_api_key
+from adhere.models import Served, provider_for, resolve_api_key, serve_providers
 from adhere.observe import MemorySink, ProxyConfig, RecordingProxy, Redactor, Upstream
 from adhere.runner._engine import Engine, ModelTarget, Progress, RunSummary
 from adhere.runner._plan import apply_filters, plan_trials
@@ -30,17 +31,6 @@ from adhere.scoring import Scorer, score_rollout
 from adhere.spec import Endpoint, JudgePanel, RunConfig
 from adhere.store import open_store
 from adhere.suites import Suite, get_suite
-from adhere.testing import (
-    InstanceAnswerKey,
-    PolicyServer,
-    PolicyServerConfig,
-    RecordedRun,
-    RecordedRuns,
-    parse_model_string,
-)
-
-SCRIPTED = "scripted"
-"""``baseUrl`` value meaning: the scripted policy server this run starts for itself."""
 
 _WIRE: dict[str, WireApi] = {"openai": "openai-chat", "anthropic": "anthropic"}
 IN_PROCESS = frozenset({"chat", "reference"})
@@ -82,7 +72,10 @@ def _scaffolds(config: RunConfig) -> dict[str, Scaffold]:
         for m, model in enumerate(config.rollout.spec.models):
             upstream = _WIRE[model.endpoint.api]
             adapts = spec.name in IN_PROCESS  # they speak whichever API the endpoint does
-            if model.endpoint.base_url != SCRIPTED and not adapts and scaffold.api != upstream:
+            served_by = provider_for(model.endpoint)
+            if served_by is not None and served_by.speaks_every_api:
+                adapts = True
+            if not adapts and scaffold.api != upstream:
                 raise SpecError(
                     f"scaffold {spec.name!r} speaks the {scaffold.api} API but model "
                     f"{model.name!r} is an {upstream} endpoint",
@@ -130,41 +123,31 @@ def model_secrets(config: RunConfig) -> list[str]:
     """The API keys of the rollout's real endpoints (read now from env vars or files)."""
     keys = []
     for m in config.rollout.spec.models:
-        if m.endpoint.base_url != SCRIPTED:
-            key = resolve_api_key(m.endpoint.api_key)
-            if key:
-                keys.append(key)
+        key = model_key(m.endpoint)
+        if key:
+            keys.append(key)
     return keys
 
 
-def judge_endpoints(panel: JudgePanel | None, scripted_url: str | None) -> dict[str, Endpoint]:
-    """The panel's judge endpoints, with ``scripted`` pointing at the running test double."""
+def model_key(endpoint: Endpoint) -> str | None:
+    """The endpoint's API key, unless its provider's endpoints hold no real key."""
+    served_by = provider_for(endpoint)
+    if served_by is not None and not served_by.holds_api_key:
+        return None
+    return resolve_api_key(endpoint.api_key)
+
+
+def judge_endpoints(panel: JudgePanel | None, served: Served) -> dict[str, Endpoint]:
+    """The panel's judge endpoints, those of providers resolved through ``served``."""
     if panel is None:
         return {}
-    out = {}
-    for judge in panel.spec.judges:
-        endpoint = judge.endpoint
-        if endpoint.base_url == SCRIPTED:
-            if scripted_url is None:
-                raise SpecError("a scripted judge needs the scripted policy server running")
-            root = scripted_url + ("/v1" if endpoint.api == "openai" else "")
-            endpoint = endpoint.model_copy(update={"base_url": root})
-        out[judge.name] = endpoint
-    return out
+    return {j.name: served.resolve(j.endpoint, role="judge") for j in panel.spec.judges}
 
 
-def _replay_source(prepared: Prepared) -> RecordedRuns | None:
-    """Recorded runs named by ``replay:run=PATH`` models (paths relative to the spec)."""
-    runs: dict[str, RecordedRun] = {}
-    for m in prepared.config.rollout.spec.models:
-        if m.endpoint.base_url != SCRIPTED:
-            continue
-        parsed = parse_model_string(m.endpoint.model)
-        run = parsed.options.get("run")
-        if parsed.policy == "replay" and run and run not in runs:
-            path = Path(run) if Path(run).is_absolute() else prepared.config.base_dir / run
-            runs[run] = RecordedRun(path)
-    return RecordedRuns(runs) if runs else None
+async def serve_judges(stack: AsyncExitStack, panel: JudgePanel | None) -> Served:
+    """Start the providers the panel's judges name (no instances); they stop with ``stack``."""
+    judges = [j.endpoint for j in panel.spec.judges] if panel is not None else []
+    return await serve_providers(stack, judges=judges)
 
 
 class _ProxyCalls:
@@ -175,12 +158,12 @@ class _ProxyCalls:
         proxy: RecordingProxy,
         sink: MemorySink,
         secrets: list[str],
-        scripted_url: str | None,
+        served: Served,
     ) -> None:
         self.proxy = proxy
         self.sink = sink
         self.secrets = secrets
-        self.scripted_url = scripted_url
+        self.served = served
 
     def trial_base_url(self, trial_id: str, upstream: str) -> str:
         return self.proxy.trial_base_url(trial_id, upstream)
@@ -193,35 +176,30 @@ class _ProxyCalls:
 async def _services(
     prepared: Prepared,
 ) -> AsyncIterator[tuple[_ProxyCalls, dict[str, ModelTarget]]]:
-    """Start the scripted policy server (if used) and the recording proxy."""
+    """Start the model providers the run uses, then the recording proxy."""
     models = prepared.config.rollout.spec.models
+    panel = prepared.config.judge_panel
     async with AsyncExitStack() as stack:
-        scripted_url = None
-        panel = prepared.config.judge_panel
-        judges_scripted = panel is not None and any(
-            j.endpoint.base_url == SCRIPTED for j in panel.spec.judges
+        cached = cache(get_suite)
+        suites = {prepared.suite.name: prepared.suite}
+        served = await serve_providers(
+            stack,
+            models=[m.endpoint for m in models],
+            judges=[j.endpoint for j in panel.spec.judges] if panel is not None else [],
+            instances=prepared.instances,
+            suite_for=lambda n: suites.get(n) or cached(n),
+            base_dir=prepared.config.base_dir,
         )
-        if judges_scripted or any(m.endpoint.base_url == SCRIPTED for m in models):
-            cached = cache(get_suite)
-            suites = {prepared.suite.name: prepared.suite}
-            answers = InstanceAnswerKey(prepared.instances, lambda n: suites.get(n) or cached(n))
-            server = PolicyServer(
-                PolicyServerConfig(answer_key=answers, replay=_replay_source(prepared))
-            )
-            scripted_url = await server.start()
-            stack.push_async_callback(server.stop)
-            log.info("scripted policy server (test double) on %s", scripted_url)
         upstreams: dict[str, Upstream] = {}
         targets: dict[str, ModelTarget] = {}
         secrets: list[str] = []
         for m in models:
-            scripted = m.endpoint.base_url == SCRIPTED
-            key = None if scripted else resolve_api_key(m.endpoint.api_key)
+            key = model_key(m.endpoint)
             if key:
                 secrets.append(key)
             upstreams[m.name] = Upstream(
                 name=m.name,
-                base_url=scripted_url if scripted and scripted_url else m.endpoint.base_url,
+                base_url=served.resolve(m.endpoint).base_url,
                 api_key=key,
                 timeout_seconds=m.endpoint.limits.timeout_seconds,
             )
@@ -239,7 +217,7 @@ async def _services(
         proxy = RecordingProxy(ProxyConfig(upstreams=upstreams, sink=sink, secrets=secrets))
         await proxy.start()
         stack.push_async_callback(proxy.stop)
-        yield _ProxyCalls(proxy, sink, secrets, scripted_url), targets
+        yield _ProxyCalls(proxy, sink, secrets, served), targets
 
 
 async def execute(
@@ -276,7 +254,7 @@ async def execute(
             {i.id: i for i in prepared.instances},
             lambda name: prepared.suite if name == prepared.suite.name else get_suite(name),
             panel=panel,
-            judge_endpoints=judge_endpoints(panel, calls.scripted_url),
+            judge_endpoints=judge_endpoints(panel, calls.served),
             cache=StoreVerdictCache(prepared.store.store),
             parallelism=prepared.config.rollout.spec.parallelism,
         )

@@ -11,8 +11,9 @@ Model calls go through a recording proxy either way:
 
 - ``--proxy-url URL --calls-dir DIR``: a proxy already running beside the trial (the
   pod's sidecar, which alone holds the API key) records into ``DIR/<trial>/calls.jsonl``;
-- otherwise the command starts the proxy (and the scripted policy server for
-  ``baseUrl: scripted`` models) in its own process, as ``adhere run`` does.
+- otherwise the command starts the proxy (and the model provider a ``baseUrl`` such
+  as ``scripted`` names, see :mod:`adhere.models`) in its own process, as
+  ``adhere run`` does.
 
 Attempts: a trial whose stored result is ``ok`` is not run again. Files of an earlier
 attempt (a stored error, or the leftovers of a killed pod) move to ``attempt-<n>/``
@@ -37,16 +38,17 @@ import aiohttp
 from adhere.artifacts import SPECS, ProxyCall, RolloutStore, StoreVerdictCache
 from adhere.core import Instance, Trial, TrialResult
 from adhere.errors import SpecError, StoreError
+from adhere.models import provider_for
 from adhere.observe import JsonlDirSink, Redactor
 from adhere.runner._engine import Engine, ModelTarget
 from adhere.runner._plan import apply_filters, plan_trials
 from adhere.runner._run import (
     _WIRE,
-    SCRIPTED,
     Prepared,
     _scaffolds,
     _services,
     judge_endpoints,
+    serve_judges,
     suite_lookup,
 )
 from adhere.runner._workspace import default_work_root
@@ -55,7 +57,6 @@ from adhere.scoring import Scorer, ScoreSummary, score_rollout
 from adhere.spec import Benchmark, Endpoint, JudgePanel, Rollout, RunConfig, parse_resource
 from adhere.store import open_store
 from adhere.suites import Suite, get_suite
-from adhere.testing import PolicyServer, PolicyServerConfig
 
 PROXY_WAIT_SECONDS = 60.0
 """How long ``trial run`` waits for a sidecar proxy to answer ``/healthz``."""
@@ -250,9 +251,10 @@ async def run_stored_trial(
         )
 
     if proxy_url is not None:
-        if model.endpoint.base_url == SCRIPTED:
+        served_by = provider_for(model.endpoint)
+        if served_by is not None and served_by.pod == "in-process":
             raise SpecError(
-                "a scripted model is served in-process: run without --proxy-url",
+                f"a {model.endpoint.base_url} model is served in-process: run without --proxy-url",
                 field="--proxy-url",
             )
         await wait_for_proxy(proxy_url)
@@ -289,12 +291,7 @@ async def score_stored(
     suite: Suite = suite_lookup(config)
     instances = {i.id: i for i in store.read_instances()}
     async with AsyncExitStack() as stack:
-        scripted_url = None
-        if panel is not None and any(j.endpoint.base_url == SCRIPTED for j in panel.spec.judges):
-            server = PolicyServer(PolicyServerConfig())
-            scripted_url = await server.start()
-            stack.push_async_callback(server.stop)
-        endpoints = judge_endpoints(panel, scripted_url)
+        endpoints = judge_endpoints(panel, await serve_judges(stack, panel))
         if endpoint_for is not None:
             endpoints = {name: endpoint_for(name, e) for name, e in endpoints.items()}
         return await scorer(

@@ -8,15 +8,17 @@ callable taking keyword options and returning a :class:`Scaffold`).
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
-from importlib.metadata import entry_points
 from typing import Any, TypeVar
 
+from adhere._registry import Registry
 from adhere.errors import SpecError
 from adhere.scaffolds._types import Scaffold
 
 __all__ = ["get_scaffold", "installable", "scaffold", "scaffold_names"]
+
+_CLI_SCAFFOLDS = ("claude-code", "codex", "droid", "gemini-cli", "kilo", "qwen-code")
+"""Built-in scaffolds that drive a real agent CLI installed from npm."""
 
 _BUILTIN: Mapping[str, str] = {
     "chat": "adhere.scaffolds._chat",
@@ -30,11 +32,9 @@ _BUILTIN: Mapping[str, str] = {
 }
 """Built-in scaffolds by name, with the module that registers each."""
 
-_CLI_SCAFFOLDS = ("claude-code", "codex", "droid", "gemini-cli", "kilo", "qwen-code")
-"""Built-in scaffolds that drive a real agent CLI installed from npm."""
-
-_REGISTRY: dict[str, Callable[..., Scaffold]] = {}
-_ENTRY_POINT_GROUP = "adhere.scaffolds"
+_SCAFFOLDS: Registry[Callable[..., Scaffold]] = Registry(
+    "scaffolds", "scaffold", field="spec.scaffolds", builtin=_BUILTIN
+)
 
 S = TypeVar("S")
 
@@ -45,19 +45,12 @@ def scaffold(name: str) -> Callable[[type[S]], type[S]]:
     The class is instantiated with the rollout's scaffold options as keyword
     arguments when :func:`get_scaffold` asks for it.
     """
-
-    def register(cls: type[S]) -> type[S]:
-        _REGISTRY[name] = cls  # type: ignore[assignment]
-        return cls
-
-    return register
+    return _SCAFFOLDS.decorator(name)
 
 
 def scaffold_names() -> list[str]:
     """Every known scaffold name: built-ins, registered classes and entry points."""
-    names = set(_BUILTIN) | set(_REGISTRY)
-    names |= {ep.name for ep in entry_points(group=_ENTRY_POINT_GROUP)}
-    return sorted(names)
+    return _SCAFFOLDS.names()
 
 
 def installable() -> list[str]:
@@ -72,7 +65,7 @@ def get_scaffold(name: str, **options: Any) -> Scaffold:
         SpecError: The name is unknown (the message lists the known ones) or the
             options do not fit the scaffold.
     """
-    factory = _lookup(name)
+    factory = _SCAFFOLDS.get(name)
     try:
         return factory(**options)
     except TypeError as exc:
@@ -83,17 +76,3 @@ def get_scaffold(name: str, **options: Any) -> Scaffold:
         raise SpecError(
             f"bad options for scaffold {name!r}: {exc}", field="spec.scaffolds"
         ) from None
-
-
-def _lookup(name: str) -> Callable[..., Scaffold]:
-    if name not in _REGISTRY and name in _BUILTIN:
-        importlib.import_module(_BUILTIN[name])
-    if name not in _REGISTRY:
-        for ep in entry_points(group=_ENTRY_POINT_GROUP, name=name):
-            _REGISTRY[name] = ep.load()
-    if name not in _REGISTRY:
-        raise SpecError(
-            f"unknown scaffold {name!r}; known scaffolds: {', '.join(scaffold_names())}",
-            field="spec.scaffolds",
-        )
-    return _REGISTRY[name]

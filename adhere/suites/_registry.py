@@ -1,19 +1,18 @@
 """The suite registry: ``@suite("name")`` and lookup by name.
 
 Built-in suites register on first lookup (their modules are imported lazily); third
-parties add suites through the ``adhere.suites`` entry-point group.
+parties add suites through the ``adhere.suites`` entry-point group. The lookup is
+:class:`adhere._registry.Registry`'s.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping, Sequence
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from adhere._registry import Registry
 from adhere.core import Evidence, EvidenceRequest, Instance, Trajectory, Verdict
-from adhere.errors import SpecError
 from adhere.spec import BenchmarkSpec
 
 WrongItem = Callable[[str], bool]
@@ -75,45 +74,32 @@ class EvidenceSuite(Suite, Protocol):
         ...
 
 
-_BUILTIN: Mapping[str, str] = {
-    "guidebench": "adhere.suites.guidebench",
-    "manyih": "adhere.suites.manyih",
-    "octobench": "adhere.suites.octobench",
-    "pacific": "adhere.suites.pacific",
-    "vericode": "adhere.suites.vericode",
-}
-_REGISTRY: dict[str, Callable[[], Suite]] = {}
+_SUITES: Registry[Callable[..., Suite]] = Registry(
+    "suites",
+    "suite",
+    field="spec.suite",
+    builtin={
+        "guidebench": "adhere.suites.guidebench",
+        "manyih": "adhere.suites.manyih",
+        "octobench": "adhere.suites.octobench",
+        "pacific": "adhere.suites.pacific",
+        "vericode": "adhere.suites.vericode",
+    },
+)
 
 S = TypeVar("S")
 
 
 def suite(name: str) -> Callable[[type[S]], type[S]]:
     """Class decorator registering a suite under ``name``."""
-
-    def register(cls: type[S]) -> type[S]:
-        _REGISTRY[name] = cls  # type: ignore[assignment]
-        return cls
-
-    return register
+    return _SUITES.decorator(name)
 
 
 def suite_names() -> list[str]:
     """Names of every known suite (built-in and from entry points)."""
-    names = set(_BUILTIN) | set(_REGISTRY)
-    names |= {ep.name for ep in entry_points(group="adhere.suites")}
-    return sorted(names)
+    return _SUITES.names()
 
 
 def get_suite(name: str, **options: Any) -> Suite:
     """Instantiate a suite by name; SpecError listing the known suites otherwise."""
-    if name not in _REGISTRY and name in _BUILTIN:
-        importlib.import_module(_BUILTIN[name])
-    if name not in _REGISTRY:
-        for ep in entry_points(group="adhere.suites", name=name):
-            _REGISTRY[name] = ep.load()
-    if name not in _REGISTRY:
-        raise SpecError(
-            f"unknown suite {name!r}; known suites: {', '.join(suite_names())}",
-            field="spec.suite",
-        )
-    return _REGISTRY[name](**options)
+    return _SUITES.get(name)(**options)

@@ -40,7 +40,7 @@ from adhere.testing._agent import make_agent
 from adhere.testing._checkgen_policy import make_checkgen_policy
 from adhere.testing._judge_policy import make_judge_policy
 from adhere.testing._model_string import PolicyNotFound, PolicyOptions
-from adhere.testing._registry import PolicyContext, PolicyRegistry
+from adhere.testing._registry import PolicyContext, PolicyRegistry, policy
 from adhere.testing._scripts import ScriptPolicy
 from adhere.testing._types import AnswerKey, ReplaySource, unit_hash
 from adhere.testing._vericode_selector import make_vericode_selector
@@ -146,10 +146,12 @@ def _need_answer_key(policy: str, context: PolicyContext) -> AnswerKey:
     return context.answer_key
 
 
+@policy("oracle")
 def _oracle(options: PolicyOptions, context: PolicyContext) -> OraclePolicy:
     return OraclePolicy(_need_answer_key("oracle", context))
 
 
+@policy("noisy")
 def _noisy(options: PolicyOptions, context: PolicyContext) -> NoisyPolicy:
     return NoisyPolicy(
         answer_key=_need_answer_key("noisy", context),
@@ -159,6 +161,7 @@ def _noisy(options: PolicyOptions, context: PolicyContext) -> NoisyPolicy:
     )
 
 
+@policy("replay")
 def _replay(options: PolicyOptions, context: PolicyContext) -> ReplayPolicy:
     if context.replay is None:
         raise PolicyNotFound(
@@ -170,6 +173,7 @@ def _replay(options: PolicyOptions, context: PolicyContext) -> ReplayPolicy:
     return ReplayPolicy(context.replay)
 
 
+@policy("script")
 def _script(options: PolicyOptions, context: PolicyContext) -> ScriptPolicy:
     name = options.text("name")
     steps = context.scripts.get(name)
@@ -179,15 +183,12 @@ def _script(options: PolicyOptions, context: PolicyContext) -> ScriptPolicy:
     return ScriptPolicy(name, steps)
 
 
+policy("agent")(make_agent)
+policy("judge")(make_judge_policy)
+policy("checkgen")(make_checkgen_policy)
+policy("vericode-selector")(make_vericode_selector)
+
+
 def default_registry() -> PolicyRegistry:
     """A fresh registry holding the built-in policies, ready for more."""
-    registry = PolicyRegistry()
-    registry.register("oracle", _oracle)
-    registry.register("noisy", _noisy)
-    registry.register("replay", _replay)
-    registry.register("script", _script)
-    registry.register("agent", make_agent)
-    registry.register("judge", make_judge_policy)
-    registry.register("checkgen", make_checkgen_policy)
-    registry.register("vericode-selector", make_vericode_selector)
-    return registry
+    return PolicyRegistry(builtins=True)

@@ -41,11 +41,10 @@ from adhere.judging import (
     generate_checklist,
     render_checklist_yaml,
 )
-from adhere.runner import SCRIPTED
+from adhere.models import serve_providers
 from adhere.scoring import JudgeAsks
 from adhere.spec import Endpoint, validate_model
 from adhere.suites.octobench import RawInstance, to_instance
-from adhere.testing import PolicyServer, PolicyServerConfig
 
 __all__ = [
     "CheckgenSettings",
@@ -54,10 +53,12 @@ __all__ = [
     "generate_checklists",
     "load_checklist_file",
     "resolve_endpoint",
-    "serve_scripted",
+    "serve_endpoint",
 ]
 
 _CHECKGEN = "checkgen"
+_MODEL_STRING_PROVIDER = "scripted"
+"""The provider a bare model string (not an endpoint file) names: the scripted policy server."""
 
 
 @dataclass(frozen=True)
@@ -100,18 +101,14 @@ class _Runs:
     instance_ids: list[str] = field(default_factory=list)
 
 
-async def serve_scripted(endpoint: Endpoint, stack: AsyncExitStack) -> Endpoint:
-    """``endpoint``, served by a scripted policy server (a test double) when ``scripted``.
+async def serve_endpoint(endpoint: Endpoint, stack: AsyncExitStack) -> Endpoint:
+    """``endpoint``, served by the model provider its ``baseUrl`` names, if any.
 
-    The server is started now and stopped with ``stack``; other endpoints pass unchanged.
+    The provider (e.g. the scripted policy server, a test double) is started now, as for
+    a judge, and stopped with ``stack``; plain endpoints pass unchanged.
     """
-    if endpoint.base_url != SCRIPTED:
-        return endpoint
-    server = PolicyServer(PolicyServerConfig())
-    url = await server.start()
-    stack.push_async_callback(server.stop)
-    root = url + ("/v1" if endpoint.api == "openai" else "")
-    return endpoint.model_copy(update={"base_url": root})
+    served = await serve_providers(stack, judges=[endpoint])
+    return served.resolve(endpoint)
 
 
 def resolve_endpoint(value: str) -> Endpoint:
@@ -122,7 +119,7 @@ def resolve_endpoint(value: str) -> Endpoint:
     """
     path = Path(value)
     if not (path.suffix in (".yaml", ".yml") or path.is_file()):
-        return Endpoint(api="openai", base_url=SCRIPTED, model=value)
+        return Endpoint(api="openai", base_url=_MODEL_STRING_PROVIDER, model=value)
     if not path.is_file():
         raise SpecError("no such endpoint file", file=value)
     try:
@@ -285,7 +282,7 @@ async def generate_checklists(
         raise SpecError("the runs hold no instances", field="RUN_DIR")
     paths = _outputs(Path(out), chosen, single=instances is not None and len(chosen) == 1)
     async with AsyncExitStack() as stack:
-        endpoint = await serve_scripted(endpoint, stack)
+        endpoint = await serve_endpoint(endpoint, stack)
         asks = JudgeAsks({_CHECKGEN: endpoint})
         stack.push_async_callback(asks.aclose)
         inner = asks.ask_for(_CHECKGEN)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from adhere.artifacts import StoreVerdictCache
 from adhere.core import Trial, TrialResult
+from adhere.models import Served
 from adhere.runner import (
     Engine,
     ModelTarget,
@@ -118,7 +119,7 @@ async def run_feedback(plan: FeedbackPlan, *, progress: Progress | None = None) 
         summary.run = await _run_groups(prepared, todo, calls, targets, cache_dir, _Shared(shown))
         for item in todo:  # a retried trial's earlier attempt took its record along
             plan.target.write_feedback(item.trial, plan.record(item))
-        summary.scoring = await _score(prepared, todo, calls.scripted_url)
+        summary.scoring = await _score(prepared, todo, calls.served)
     return summary
 
 
@@ -177,14 +178,14 @@ async def _run_groups(
 
 
 async def _score(
-    prepared: Prepared, todo: Sequence[CorrectedTrial], scripted_url: str | None
+    prepared: Prepared, todo: Sequence[CorrectedTrial], served: Served
 ) -> ScoreSummary:
     """Score the finished corrected trials (carried trials keep their verdicts)."""
     summary = ScoreSummary()
     panel = prepared.config.judge_panel
     store = prepared.store
     async with AsyncExitStack() as stack:
-        asks = JudgeAsks(judge_endpoints(panel, scripted_url)) if panel is not None else None
+        asks = JudgeAsks(judge_endpoints(panel, served)) if panel is not None else None
         if asks is not None:
             stack.push_async_callback(asks.aclose)
         judges = asks.judges(panel) if panel is not None and asks is not None else []

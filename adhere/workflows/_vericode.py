@@ -34,7 +34,7 @@ from adhere.suites.vericode import (
     select_deterministic,
     selector_prompt,
 )
-from adhere.workflows._checkgen import resolve_endpoint, serve_scripted
+from adhere.workflows._checkgen import resolve_endpoint, serve_endpoint
 
 __all__ = ["load_elo", "load_scores", "select_instructions", "write_selections"]
 
@@ -55,7 +55,7 @@ async def select_instructions(
         return [select_deterministic(t, k, seed) for t in tasks]
     endpoint = resolve_endpoint(selector)
     async with AsyncExitStack() as stack:
-        endpoint = await serve_scripted(endpoint, stack)
+        endpoint = await serve_endpoint(endpoint, stack)
         asks = JudgeAsks({_SELECTOR: endpoint})
         stack.push_async_callback(asks.aclose)
         ask = asks.ask_for(_SELECTOR)

@@ -38,7 +38,7 @@ def recording_registry(recorder: Recorder):
     base = default_registry()
     registry = default_registry()
     for name in base.names():
-        registry.register(name, recorder.wrap(base._factories[name]), replace=True)
+        registry.register(name, recorder.wrap(base.factory(name)), replace=True)
     return registry
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from adhere.artifacts import StoreVerdictCache, open_rollout_dir, read_judge_calls
+from adhere.models import Served
 from adhere.ray_jobs import limiter_name, ray_scorer, score_rollout_on_ray
 from adhere.runner import execute, prepare
 from adhere.runner._rescore import rescore
@@ -14,6 +15,7 @@ from adhere.runner._run import judge_endpoints
 from adhere.spec import JudgePanel, load_resources, load_run_config
 from adhere.suites import get_suite
 from adhere.testing import PolicyServer, PolicyServerConfig
+from adhere.testing._provider import ScriptedService
 
 SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "octobench-sample"
 
@@ -130,7 +132,7 @@ async def test_judge_actors_share_one_limiter_per_endpoint_and_the_cache(tmp_pat
     store = open_rollout_dir(tmp_path / "runs" / "r")
     instances = {i.id: i for i in store.read_instances()}
     async with PolicyServer(PolicyServerConfig(require_api_key=KEY)) as server:
-        endpoints = judge_endpoints(panel, server.url)
+        endpoints = judge_endpoints(panel, Served({"scripted": ScriptedService(server.url)}))
 
         async def score(judge_actors: int):
             return await score_rollout_on_ray(

@@ -42,8 +42,8 @@ BUILTIN = {
 def registry():
     """The live registry; verifiers the test registers (``test_only_*``) are removed after."""
     yield _verify._REGISTRY
-    for name in [n for n in _verify._REGISTRY if n.startswith("test_only_")]:
-        del _verify._REGISTRY[name]
+    for name in [n for n in _verify._REGISTRY.registered() if n.startswith("test_only_")]:
+        _verify._REGISTRY.unregister(name)
 
 
 def test_builtin_names_are_listed():

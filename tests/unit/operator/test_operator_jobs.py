@@ -6,7 +6,7 @@ import kubernetes_validate
 import pytest
 
 from adhere.core import Trial
-from adhere.operator import OperatorConfig, RolloutRef, build_job
+from adhere.operator import OperatorConfig, RolloutRef, build_job, uses_sidecar
 from adhere.operator._names import job_name, label_value
 from adhere.spec import ModelSpec, ScaffoldSpec
 
@@ -48,6 +48,7 @@ def job(model: ModelSpec | None = None, attempt: int = 1, **config: object) -> d
         ScaffoldSpec(name="claude-code", timeout_seconds=900),
         URI,
         OperatorConfig.model_validate(config),
+        sidecar=uses_sidecar(model),
     )
 
 
