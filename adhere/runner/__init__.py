@@ -12,12 +12,12 @@ from adhere.runner._plan import apply_filters, plan_trials
 from adhere.runner._rescore import rescore
 from adhere.runner._run import (
     Prepared,
-    _ProxyCalls,
-    _scaffolds,
-    _services,
+    ProxyCalls,
     execute,
     judge_endpoints,
     prepare,
+    resolve_scaffolds,
+    run_services,
     suite_lookup,
 )
 from adhere.runner._trial import (
@@ -36,9 +36,9 @@ __all__ = [
     "Prepared",
     "Progress",
     "RunSummary",
-    "_ProxyCalls",
-    "_scaffolds",
-    "_services",
+    "ProxyCalls",
+    "resolve_scaffolds",
+    "run_services",
     "apply_filters",
     "default_work_root",
     "error_verdicts",

@@ -60,7 +60,8 @@ def suite_lookup(config: RunConfig) -> Suite:
         raise SpecError(str(exc).split(": ", 1)[-1], file=bench_file, field=exc.field) from None
 
 
-def _scaffolds(config: RunConfig) -> dict[str, Scaffold]:
+def resolve_scaffolds(config: RunConfig) -> dict[str, Scaffold]:
+    """The rollout's scaffolds by name; ``SpecError`` naming the file and field otherwise."""
     rollout_file = config.files.get(f"Rollout/{config.rollout.metadata.name}", "")
     out: dict[str, Scaffold] = {}
     for n, spec in enumerate(config.rollout.spec.scaffolds):
@@ -92,7 +93,7 @@ def prepare(config: RunConfig) -> Prepared:
     bench_file = config.files.get(f"Benchmark/{config.benchmark.metadata.name}", "")
     instances = suite.load(config.benchmark.spec, base_dir=config.base_dir, file=bench_file)
     instances = apply_filters(instances, config.benchmark.spec.filters, file=bench_file)
-    scaffolds = _scaffolds(config)
+    scaffolds = resolve_scaffolds(config)
     trials = plan_trials(config.rollout, instances)
     store = RolloutStore(
         open_store(config.rollout.spec.storage, base_dir=config.base_dir),
@@ -150,7 +151,7 @@ async def serve_judges(stack: AsyncExitStack, panel: JudgePanel | None) -> Serve
     return await serve_providers(stack, judges=judges)
 
 
-class _ProxyCalls:
+class ProxyCalls:
     """The engine's view of the proxy: trial URLs and the records of each trial."""
 
     def __init__(
@@ -166,16 +167,18 @@ class _ProxyCalls:
         self.served = served
 
     def trial_base_url(self, trial_id: str, upstream: str) -> str:
+        """The URL a trial's scaffold calls for ``upstream`` (the proxy's trial prefix)."""
         return self.proxy.trial_base_url(trial_id, upstream)
 
     def take(self, trial_id: str) -> list[ProxyCall]:
+        """The trial's call records, removed from the proxy's memory."""
         return self.sink.take(trial_id)
 
 
 @asynccontextmanager
-async def _services(
+async def run_services(
     prepared: Prepared,
-) -> AsyncIterator[tuple[_ProxyCalls, dict[str, ModelTarget]]]:
+) -> AsyncIterator[tuple[ProxyCalls, dict[str, ModelTarget]]]:
     """Start the model providers the run uses, then the recording proxy."""
     models = prepared.config.rollout.spec.models
     panel = prepared.config.judge_panel
@@ -217,7 +220,7 @@ async def _services(
         proxy = RecordingProxy(ProxyConfig(upstreams=upstreams, sink=sink, secrets=secrets))
         await proxy.start()
         stack.push_async_callback(proxy.stop)
-        yield _ProxyCalls(proxy, sink, secrets, served), targets
+        yield ProxyCalls(proxy, sink, secrets, served), targets
 
 
 async def execute(
@@ -229,7 +232,7 @@ async def execute(
     tracked = StoreProgress(prepared.store, prepared.config.rollout.spec.parallelism, progress)
     for scaffold in prepared.scaffolds.values():
         await scaffold.install(cache_dir)
-    async with _services(prepared) as (calls, targets):
+    async with run_services(prepared) as (calls, targets):
         engine = Engine(
             store=prepared.store,
             instances=prepared.instances,

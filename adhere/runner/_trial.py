@@ -45,9 +45,9 @@ from adhere.runner._plan import apply_filters, plan_trials
 from adhere.runner._run import (
     _WIRE,
     Prepared,
-    _scaffolds,
-    _services,
     judge_endpoints,
+    resolve_scaffolds,
+    run_services,
     serve_judges,
     suite_lookup,
 )
@@ -109,7 +109,7 @@ def prepare_rollout(config: RunConfig, *, store_uri: str, secrets: Sequence[str]
     bench_file = config.files.get(f"Benchmark/{config.benchmark.metadata.name}", "")
     instances = suite.load(config.benchmark.spec, base_dir=config.base_dir, file=bench_file)
     instances = apply_filters(instances, config.benchmark.spec.filters, file=bench_file)
-    scaffolds = _scaffolds(config)
+    scaffolds = resolve_scaffolds(config)
     trials = plan_trials(config.rollout, instances)
     store = RolloutStore(
         open_store(store_uri, base_dir=config.base_dir), config.rollout.metadata.name
@@ -225,7 +225,7 @@ async def run_stored_trial(
         files=config.files,
     )
     suite = suite_lookup(config)
-    scaffolds = _scaffolds(config)
+    scaffolds = resolve_scaffolds(config)
     prepared = Prepared(config, suite, instances, [trial], store, scaffolds)
     number = _start_attempt(store, trial, attempt)
     if number is None:
@@ -268,7 +268,7 @@ async def run_stored_trial(
         )
         calls = DirCalls(proxy_url, calls_dir or Path("/calls"))
         return await engine(calls, {model.name: target}, []).run_trial(trial, number)
-    async with _services(prepared) as (proxy_calls, targets):
+    async with run_services(prepared) as (proxy_calls, targets):
         return await engine(proxy_calls, targets, proxy_calls.secrets).run_trial(trial, number)
 
 

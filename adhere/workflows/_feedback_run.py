@@ -22,12 +22,12 @@ from adhere.runner import (
     NoProgress,
     Prepared,
     Progress,
+    ProxyCalls,
     RunSummary,
-    _ProxyCalls,
-    _scaffolds,
-    _services,
     default_work_root,
     judge_endpoints,
+    resolve_scaffolds,
+    run_services,
     suite_lookup,
 )
 from adhere.scaffolds import default_cache_dir
@@ -110,12 +110,12 @@ async def run_feedback(plan: FeedbackPlan, *, progress: Progress | None = None) 
         instances=[*plan.instances.values(), *(i.instance for i in plan.corrected)],
         trials=[i.trial for i in todo],
         store=plan.target,
-        scaffolds=_scaffolds(plan.config),
+        scaffolds=resolve_scaffolds(plan.config),
     )
     cache_dir = default_cache_dir()
     for scaffold in prepared.scaffolds.values():
         await scaffold.install(cache_dir)
-    async with _services(prepared) as (calls, targets):
+    async with run_services(prepared) as (calls, targets):
         summary.run = await _run_groups(prepared, todo, calls, targets, cache_dir, _Shared(shown))
         for item in todo:  # a retried trial's earlier attempt took its record along
             plan.target.write_feedback(item.trial, plan.record(item))
@@ -126,7 +126,7 @@ async def run_feedback(plan: FeedbackPlan, *, progress: Progress | None = None) 
 async def _run_groups(
     prepared: Prepared,
     todo: Sequence[CorrectedTrial],
-    calls: _ProxyCalls,
+    calls: ProxyCalls,
     targets: Mapping[str, ModelTarget],
     cache_dir: Path,
     progress: Progress,
