@@ -11,6 +11,12 @@ key), ``noisy:rate=R,seed=S`` (seeded, order-independent wrong answers), ``repla
 it offers, optionally with deliberate violations). Every policy also takes the fault
 options ``fail_first``, ``fail_status``, ``retry_after`` and ``delay``. See
 ``docs/policy-server.md``.
+
+Everything only the test double needs lives here: the policies, the answer key built
+from a run's instances, replay of recorded rollouts, ``adhere serve-policy``, and the
+model provider ``scripted`` (an endpoint ``baseUrl: scripted`` names it; the runner
+and the operator find it through the provider registry of :mod:`adhere.models`, never
+by importing this package). The API shapes it speaks are :mod:`adhere.wire`'s.
 """
 
 from adhere.testing._answer_key import InstanceAnswerKey
