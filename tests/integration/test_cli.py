@@ -76,6 +76,10 @@ def test_generate_is_reproducible_by_seed(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "comma-separated integers" in proc.stderr
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_then_resume(tmp_path: Path, write_specs) -> None:
     path = write_specs(
         bench_yaml(instructions="[3, 5, 8]", per_language=2),
@@ -87,6 +91,9 @@ def test_ctrl_c_then_resume(tmp_path: Path, write_specs) -> None:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        # As at a terminal: a run started under nohup or as a background job inherits
+        # SIGINT ignored, and then Ctrl-C cannot reach it.
+        preexec_fn=_default_sigint,
     )
     trials = tmp_path / "runs" / "r" / "trials"
     deadline = time.monotonic() + 60
