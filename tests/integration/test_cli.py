@@ -83,7 +83,7 @@ def _default_sigint() -> None:
 def test_ctrl_c_then_resume(tmp_path: Path, write_specs) -> None:
     path = write_specs(
         bench_yaml(instructions="[3, 5, 8]", per_language=2),
-        rollout_yaml(model("slow", "oracle:delay=0.4"), parallelism=2),
+        rollout_yaml(model("slow", "oracle:delay=0.15"), parallelism=2),
     )
     proc = subprocess.Popen(
         [sys.executable, "-m", "adhere.cli", "run", str(path), "--no-report"],
