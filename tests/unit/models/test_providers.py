@@ -84,7 +84,7 @@ def test_a_third_party_provider_registers_by_decorator() -> None:
         pod = "proxy-sidecar"
 
         def serve(self, context: ServeContext) -> AbstractAsyncContextManager[ProviderService]:
-            raise NotImplementedError
+            raise AssertionError("this test never serves the provider")
 
     found: Provider | None = provider_for(endpoint("unit-test-local"))
     assert isinstance(found, Local)
