@@ -48,6 +48,11 @@ class ProxyCall(BaseModel):
         ttfb_seconds: Arrival to the first response-body bytes from upstream.
         usage: ``{"input_tokens", "output_tokens"}`` from the response, ``None``
             when it has none.
+        upstream_call: For a call translated into the upstream's API shape, what went
+            upstream and came back: ``api``, ``path``, ``request``, ``status``,
+            ``response`` (a stream reassembled), ``sse_events``, ``error`` and
+            ``usage``, as above; ``None`` for a call forwarded as it came (the fields
+            above are then both sides). The fields above are always the scaffold's side.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
@@ -69,6 +74,7 @@ class ProxyCall(BaseModel):
     duration_seconds: float
     ttfb_seconds: float | None
     usage: dict[str, int] | None
+    upstream_call: dict[str, Any] | None = None
 
     def to_json_dict(self) -> dict[str, Any]:
         """The record as a JSON object, its keys in the documented order."""

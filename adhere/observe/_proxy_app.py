@@ -10,23 +10,26 @@ built, redacted and handed to the sink. ``GET /healthz`` answers ``{"status": "o
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import aiohttp
 from aiohttp import web
 from multidict import CIMultiDict, CIMultiDictProxy
 
 from adhere.observe._proxy_config import NAME_PATTERN, ProxyConfig, Upstream
+from adhere.observe._proxy_http import ClientGone, Relay, cut, describe, refuse, to_client
 from adhere.observe._proxy_record import CallLog
+from adhere.observe._proxy_translate import forward_translated
 from adhere.observe._redact import Redactor
 from adhere.wire import (
     CLIENT_AUTH_HEADERS,
-    Api,
+    apply_controls,
     client_keys,
     detect_api,
-    error_body,
+    is_chat_call,
     is_event_stream,
     parse_body,
     upstream_auth,
@@ -100,14 +103,14 @@ class _Forwarder:
         api_path = (match.group(3) or "") if match else path
         api = detect_api(api_path, request.headers, request.query)
         if match is None or not api_path:
-            return _refuse(api, "expected a path /t/<trial-id>/<upstream>/<api-path>")
+            return refuse(api, "expected a path /t/<trial-id>/<upstream>/<api-path>")
         trial, name = match.group(1), match.group(2)
         if not NAME_PATTERN.fullmatch(trial):
-            return _refuse(api, f"bad trial id {trial!r}: use letters, digits, '.', '_', '-'")
+            return refuse(api, f"bad trial id {trial!r}: use letters, digits, '.', '_', '-'")
         upstream = self._config.upstreams.get(name)
         if upstream is None:
             known = ", ".join(sorted(self._config.upstreams)) or "none"
-            return _refuse(api, f"unknown upstream {name!r} (known: {known})")
+            return refuse(api, f"unknown upstream {name!r} (known: {known})")
         seq = self._seq.get(trial, 0)
         self._seq[trial] = seq + 1
         query = request.rel_url.raw_query_string
@@ -118,7 +121,7 @@ class _Forwarder:
             log.error = log.error or _STOPPED
             raise
         except BaseException as exc:
-            log.error = log.error or f"proxy failure: {_describe(exc)}"
+            log.error = log.error or f"proxy failure: {describe(exc)}"
             raise
         finally:
             self._finish(log, request)
@@ -129,51 +132,64 @@ class _Forwarder:
         body = await request.read()
         log.request = parse_body(body)
         log.stream = wants_stream(log.api, log.path, log.request)
+        relay = Relay()
+        try:
+            if upstream.api is not None and upstream.api != log.api:
+                return await forward_translated(self._session(), request, upstream, log, relay)
+            if not upstream.controls.empty and isinstance(log.request, dict):
+                if is_chat_call(log.api, log.path):
+                    log.request = apply_controls(log.api, log.request, upstream.controls)
+                    body = json.dumps(log.request, ensure_ascii=False).encode("utf-8")
+            return await self._relay(request, upstream, log, body, relay)
+        except ClientGone as gone:
+            log.error = _STOPPED if self._stopping else f"the client went away: {gone}"
+            return _failed(request, relay.response, log, 499)
+        except TimeoutError:
+            log.error = f"upstream timed out after {upstream.timeout_seconds:g}s"
+            return _failed(request, relay.response, log, 504)
+        except aiohttp.ClientError as exc:
+            answered = log.status if log.translated is None else log.translated.status
+            what = "upstream unreachable" if answered is None else "the upstream reply broke off"
+            log.error = f"{what}: {describe(exc)}"
+            return _failed(request, relay.response, log, 502)
+
+    async def _relay(
+        self, request: web.Request, upstream: Upstream, log: CallLog, body: bytes, relay: Relay
+    ) -> web.StreamResponse:
+        """Forward a call as it came (the upstream speaks the client's shape)."""
         query = upstream_query(log.query)
         url = upstream.base_url + log.path + (f"?{query}" if query else "")
         headers = _outgoing_headers(request.headers, upstream_auth(log.api, upstream.api_key))
         timeout = aiohttp.ClientTimeout(total=upstream.timeout_seconds)
-        response: web.StreamResponse | None = None
-        try:
-            async with self._session().request(
-                request.method,
-                url,
-                data=body or None,
-                headers=headers,
-                timeout=timeout,
-                allow_redirects=False,
-            ) as answer:
-                log.status = answer.status
-                log.content_type = answer.headers.get("Content-Type", "")
-                response = web.StreamResponse(
-                    status=answer.status,
-                    reason=answer.reason,
-                    headers=_incoming_headers(answer.headers),
-                )
-                if log.stream or is_event_stream(log.content_type):
-                    await _to_client(response.prepare(request))
-                    async for chunk in answer.content.iter_any():
-                        log.first_bytes()
-                        log.body.extend(chunk)
-                        await _to_client(response.write(chunk))
-                else:
-                    async for chunk in answer.content.iter_any():
-                        log.first_bytes()
-                        log.body.extend(chunk)
-                    response.content_length = len(log.body)
-                    await _to_client(response.prepare(request))
-                    await _to_client(response.write(bytes(log.body)))
-            await _to_client(response.write_eof())
-        except _ClientGone as gone:
-            log.error = _STOPPED if self._stopping else f"the client went away: {gone}"
-            return _failed(request, response, log, 499)
-        except TimeoutError:
-            log.error = f"upstream timed out after {upstream.timeout_seconds:g}s"
-            return _failed(request, response, log, 504)
-        except aiohttp.ClientError as exc:
-            what = "upstream unreachable" if log.status is None else "the upstream reply broke off"
-            log.error = f"{what}: {_describe(exc)}"
-            return _failed(request, response, log, 502)
+        async with self._session().request(
+            request.method,
+            url,
+            data=body or None,
+            headers=headers,
+            timeout=timeout,
+            allow_redirects=False,
+        ) as answer:
+            log.status = answer.status
+            log.content_type = answer.headers.get("Content-Type", "")
+            response = relay.response = web.StreamResponse(
+                status=answer.status,
+                reason=answer.reason,
+                headers=_incoming_headers(answer.headers),
+            )
+            if log.stream or is_event_stream(log.content_type):
+                await to_client(response.prepare(request))
+                async for chunk in answer.content.iter_any():
+                    log.first_bytes()
+                    log.body.extend(chunk)
+                    await to_client(response.write(chunk))
+            else:
+                async for chunk in answer.content.iter_any():
+                    log.first_bytes()
+                    log.body.extend(chunk)
+                response.content_length = len(log.body)
+                await to_client(response.prepare(request))
+                await to_client(response.write(bytes(log.body)))
+        await to_client(response.write_eof())
         log.finish()
         return response
 
@@ -202,37 +218,15 @@ class _Forwarder:
             logger.exception("the record sink failed for trial %s call %d", log.trial, log.seq)
 
 
-class _ClientGone(Exception):
-    """Writing to the client failed: it closed the connection."""
-
-
-async def _to_client(step: Awaitable[object]) -> None:
-    try:
-        await step
-    except ConnectionError as exc:
-        raise _ClientGone(_describe(exc)) from None
-
-
 def _failed(
     request: web.Request, response: web.StreamResponse | None, log: CallLog, status: int
 ) -> web.StreamResponse:
     """The client's answer when upstream failed: an API-shaped error, or a cut stream."""
     log.finish()
     if response is not None and response.prepared:
-        return _cut(request, response)
+        return cut(request, response)
     assert log.error is not None
-    return _refuse(log.api, log.error, status)
-
-
-def _cut(request: web.Request, response: web.StreamResponse) -> web.StreamResponse:
-    """End a relayed response without its terminator, so the client sees it broke off."""
-    if request.transport is not None:
-        request.transport.close()
-    return response
-
-
-def _refuse(api: Api, message: str, status: int = 404) -> web.Response:
-    return web.json_response(error_body(api, status, message), status=status)
+    return refuse(log.api, log.error, status)
 
 
 def _outgoing_headers(incoming: CIMultiDictProxy[str], auth: Mapping[str, str]) -> CIMultiDict[str]:
@@ -253,8 +247,3 @@ def _listed(headers: CIMultiDictProxy[str]) -> frozenset[str]:
     """Header names a ``Connection`` header marks as hop-by-hop."""
     names = ",".join(headers.getall("Connection", []))
     return frozenset(name.strip().lower() for name in names.split(",") if name.strip())
-
-
-def _describe(exc: BaseException) -> str:
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from adhere.artifacts import ProxyCall
+from adhere.wire import Api, Controls
 
 __all__ = ["NAME_PATTERN", "ProxyConfig", "RecordSink", "Upstream"]
 
@@ -41,12 +42,23 @@ class Upstream:
             ``None`` sends no key. Never shown in ``repr``, never recorded.
         timeout_seconds: Limit on one whole call, from connecting to the end of the
             response (streams included).
+        api: The shape the upstream speaks. ``None`` forwards every call as it came
+            (the client speaks the upstream's shape); otherwise a call in another
+            shape is translated (:mod:`adhere.wire._translate`) and one in this shape
+            forwarded as it came.
+        controls: What is imposed on every chat call (output cap, temperature,
+            reasoning), translated or not.
+        model: The model asked of the upstream on translated calls; ``None`` keeps
+            the one the client named.
     """
 
     name: str
     base_url: str
     api_key: str | None = field(default=None, repr=False)
     timeout_seconds: float = 600
+    api: Api | None = None
+    controls: Controls = field(default_factory=Controls)
+    model: str | None = None
 
     def __post_init__(self) -> None:
         if not NAME_PATTERN.fullmatch(self.name):

@@ -16,7 +16,33 @@ from adhere.artifacts import ProxyCall
 from adhere.observe._redact import Redactor
 from adhere.wire import Api, read_answer
 
-__all__ = ["CallLog"]
+__all__ = ["CallLog", "UpstreamSide"]
+
+
+@dataclass
+class UpstreamSide:
+    """What went upstream and came back, for a call translated into the upstream's shape."""
+
+    api: Api
+    path: str
+    request: dict[str, Any]
+    status: int | None = None
+    content_type: str = ""
+    body: bytearray = field(default_factory=bytearray)
+
+    def record(self, redactor: Redactor, failure: str | None) -> dict[str, Any]:
+        """The ``upstream_call`` field of the call's record, redacted."""
+        answer = read_answer(self.api, self.status, self.content_type, bytes(self.body), failure)
+        return {
+            "api": self.api,
+            "path": redactor.text(self.path),
+            "request": redactor.value(self.request),
+            "status": self.status,
+            "response": redactor.value(answer.response),
+            "sse_events": answer.sse_events,
+            "error": redactor.text(answer.error) if answer.error is not None else None,
+            "usage": answer.usage,
+        }
 
 
 @dataclass
@@ -38,6 +64,10 @@ class CallLog:
         body: The response bytes relayed so far.
         error: Why the call failed, as the proxy saw it (unreachable, timeout, cut).
         ttfb_seconds: Arrival to the first response-body bytes from upstream.
+        translated: The upstream side of a translated call (``body`` above is then
+            what the client was sent); ``None`` when forwarded as it came.
+        upstream_error: Why the upstream side of a translated call failed (the
+            client's side may have been answered with a translated error).
     """
 
     seq: int
@@ -57,6 +87,8 @@ class CallLog:
     started_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
     began: float = field(default_factory=time.monotonic)
     ended: float | None = None
+    translated: UpstreamSide | None = None
+    upstream_error: str | None = None
 
     def first_bytes(self) -> None:
         """Note the arrival of the first response bytes (only the first call counts)."""
@@ -91,4 +123,7 @@ class CallLog:
             duration_seconds=self.ended - self.began,
             ttfb_seconds=self.ttfb_seconds,
             usage=answer.usage,
+            upstream_call=None
+            if self.translated is None
+            else self.translated.record(redactor, self.upstream_error or self.error),
         )

@@ -23,6 +23,11 @@ module                  what it does                                      used b
                         a path, auth headers, error bodies, usage
 ``_recorded``           a forwarded call's bytes into the record's        recording proxy
                         request, response, error and usage
+``_sampling``           sampling settings, tool choice and stop reasons   recording proxy
+                        in every shape; an endpoint's :class:`Controls`
+``_translate``          one call from a client's shape to an upstream's   recording proxy
+                        and its answer back (:func:`plan_call`,
+                        :func:`translate_answer`)
 ``_reassemble*``        a recorded stream back into the non-streaming     recording proxy
                         response (through :func:`read_answer`)
 ``_decode*``            a recorded call into neutral messages             normalizer
@@ -48,40 +53,58 @@ from adhere.wire._exchange import ChatRequest, Conversation, Reply, call_id, is_
 from adhere.wire._json import StreamFailure, WireFormatError, parse_json_object
 from adhere.wire._reassemble_base import Api
 from adhere.wire._recorded import RecordedAnswer, parse_body, read_answer
+from adhere.wire._sampling import Controls, Sampling, apply_controls, read_sampling, stop_of
 from adhere.wire._server_codec import (
     ApiCodec,
     DecodedRequest,
     Outgoing,
+    StopReason,
     Target,
     model_list,
     reply_usage,
 )
 from adhere.wire._sse import SSE_CONTENT_TYPE, is_event_stream, iter_lines, iter_sse
+from adhere.wire._translate import (
+    ClientAnswer,
+    LocalAnswer,
+    Plan,
+    is_chat_call,
+    plan_call,
+    translate_answer,
+)
 
 __all__ = [
+    "CLIENT_AUTH_HEADERS",
+    "SSE_CONTENT_TYPE",
     "Api",
     "ApiCodec",
-    "CLIENT_AUTH_HEADERS",
     "CallView",
     "ChatRequest",
+    "ClientAnswer",
+    "Controls",
     "Conversation",
     "DecodedRequest",
+    "LocalAnswer",
     "Outgoing",
     "ParsedReply",
+    "Plan",
     "RecordedAnswer",
     "RecordedCall",
     "Reply",
-    "SSE_CONTENT_TYPE",
+    "Sampling",
+    "StopReason",
     "StreamFailure",
     "Target",
     "Wire",
     "WireFormatError",
+    "apply_controls",
     "call_id",
     "client_keys",
     "decode_call",
     "detect_api",
     "error_body",
     "error_detail",
+    "is_chat_call",
     "is_event_stream",
     "is_freeform",
     "iter_lines",
@@ -89,8 +112,12 @@ __all__ = [
     "model_list",
     "parse_body",
     "parse_json_object",
+    "plan_call",
     "read_answer",
+    "read_sampling",
     "reply_usage",
+    "stop_of",
+    "translate_answer",
     "upstream_auth",
     "upstream_query",
     "wants_stream",

@@ -6,7 +6,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from adhere.core import ChatMessage, ToolSpec, Usage
 from adhere.wire._exchange import ApiName, Reply
@@ -15,6 +15,7 @@ __all__ = [
     "ApiCodec",
     "DecodedRequest",
     "Outgoing",
+    "StopReason",
     "Target",
     "count_tokens",
     "fragments",
@@ -22,6 +23,11 @@ __all__ = [
     "reply_usage",
     "text_pieces",
 ]
+
+
+StopReason = Literal["end", "tool_calls", "max_tokens", "stop_sequence", "refusal", "other"]
+"""Why a reply ended, whatever the API: the turn ended, it called tools, it hit the
+output cap, a stop sequence, a refusal or content filter, or something else."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +68,9 @@ class Outgoing:
     """A reply ready to encode: what to say, for whom, and its token counts.
 
     ``request`` is the decoded request being answered, when the codec needs it (the
-    Responses API tells free-form tools apart by the tools offered).
+    Responses API tells free-form tools apart by the tools offered). ``stop`` is why
+    the reply ended, in neutral terms; ``None`` derives it from the reply (tool calls
+    or the end of the turn).
     """
 
     reply: Reply
@@ -71,6 +79,13 @@ class Outgoing:
     created: int
     usage: Usage
     request: DecodedRequest | None = None
+    stop: StopReason | None = None
+
+    def stop_reason(self) -> StopReason:
+        """Why the reply ended: :attr:`stop`, else ``tool_calls`` or ``end``."""
+        if self.stop is not None:
+            return self.stop
+        return "tool_calls" if self.reply.tool_calls else "end"
 
 
 class ApiCodec(Protocol):

@@ -34,7 +34,8 @@ _ERROR_TYPES = {
     429: "rate_limit_error",
     529: "overloaded_error",
 }
-_SIGNATURE = "adhere-scripted"
+_SIGNATURE = "adhere-unsigned"
+"""Thinking blocks carry this placeholder: no real signature travels through adhere."""
 
 
 class AnthropicCodec:
@@ -169,8 +170,18 @@ def _final_block(block: dict[str, Any]) -> dict[str, Any]:
     return block
 
 
+_STOP = {
+    "end": "end_turn",
+    "tool_calls": "tool_use",
+    "max_tokens": "max_tokens",
+    "stop_sequence": "stop_sequence",
+    "refusal": "refusal",
+    "other": "end_turn",
+}
+
+
 def _stop(out: Outgoing) -> str:
-    return "tool_use" if out.reply.tool_calls else "end_turn"
+    return _STOP[out.stop_reason()]
 
 
 def _user(content: Any, where: str) -> list[ChatMessage]:

@@ -65,6 +65,14 @@ _STATUS = {
     504: "DEADLINE_EXCEEDED",
 }
 _RESPONSE_KEYS = ("output", "error", "content", "result")
+_FINISH = {
+    "end": "STOP",
+    "tool_calls": "STOP",
+    "max_tokens": "MAX_TOKENS",
+    "stop_sequence": "STOP",
+    "refusal": "SAFETY",
+    "other": "OTHER",
+}
 
 
 class GeminiCodec:
@@ -151,7 +159,7 @@ class GeminiCodec:
         candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
         chunk: dict[str, Any] = {"candidates": [candidate]}
         if final:
-            candidate["finishReason"] = "STOP"
+            candidate["finishReason"] = _FINISH[out.stop_reason()]
             chunk["usageMetadata"] = {
                 "promptTokenCount": out.usage.input_tokens,
                 "candidatesTokenCount": out.usage.output_tokens,

@@ -197,8 +197,18 @@ def _arguments(call: ToolCall) -> str:
     return json.dumps(call.arguments, ensure_ascii=False)
 
 
+_FINISH = {
+    "end": "stop",
+    "tool_calls": "tool_calls",
+    "max_tokens": "length",
+    "stop_sequence": "stop",
+    "refusal": "content_filter",
+    "other": "stop",
+}
+
+
 def _finish(out: Outgoing) -> str:
-    return "tool_calls" if out.reply.tool_calls else "stop"
+    return _FINISH[out.stop_reason()]
 
 
 def _usage(usage: Usage) -> dict[str, int]:

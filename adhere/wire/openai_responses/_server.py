@@ -50,6 +50,8 @@ __all__ = ["ResponsesCodec"]
 
 _ASSISTANT_ITEMS = ("function_call", "custom_tool_call", "reasoning")
 _OUTPUT_ITEMS = ("function_call_output", "custom_tool_call_output")
+# A reply that ended on these is ``incomplete`` (the final event ``response.incomplete``).
+_INCOMPLETE = {"max_tokens": "max_output_tokens", "refusal": "content_filter"}
 
 
 class ResponsesCodec:
@@ -107,7 +109,8 @@ class ResponsesCodec:
         for index, item in enumerate(items):
             for kind, fields in _item_events(item, index):
                 yield event(kind, **fields)
-        yield event("response.completed", response=_response(out, "completed", items, out.usage))
+        final = _response(out, "completed", items, out.usage)
+        yield event(f"response.{final['status']}", response=final)
 
     def error_body(self, status: int, message: str, param: str | None = None) -> dict[str, Any]:
         """``{"error": {"message", "type", "param", "code"}}``, as Chat Completions."""
@@ -347,13 +350,16 @@ def _item_events(item: dict[str, Any], index: int) -> Iterator[tuple[str, dict[s
 def _response(
     out: Outgoing, status: str, output: list[dict[str, Any]], usage: Usage | None
 ) -> dict[str, Any]:
+    incomplete = None
+    if status == "completed" and out.stop_reason() in _INCOMPLETE:
+        status, incomplete = "incomplete", {"reason": _INCOMPLETE[out.stop_reason()]}
     return {
         "id": f"resp_{out.ident}",
         "object": "response",
         "created_at": out.created,
         "status": status,
         "error": None,
-        "incomplete_details": None,
+        "incomplete_details": incomplete,
         "model": out.model,
         "output": output,
         "parallel_tool_calls": True,
