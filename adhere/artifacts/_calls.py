@@ -77,8 +77,15 @@ class ProxyCall(BaseModel):
     upstream_call: dict[str, Any] | None = None
 
     def to_json_dict(self) -> dict[str, Any]:
-        """The record as a JSON object, its keys in the documented order."""
-        return self.model_dump()
+        """The record as a JSON object, its keys in the documented order.
+
+        ``upstream_call`` is left out when ``None`` (a call forwarded as it came), so
+        such records read as they always have.
+        """
+        data = self.model_dump()
+        if data["upstream_call"] is None:
+            del data["upstream_call"]
+        return data
 
     def to_json_line(self) -> str:
         """The record as one line of ``calls.jsonl`` (no newline)."""

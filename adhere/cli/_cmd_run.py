@@ -54,6 +54,10 @@ def run(
         f"→ {prepared.store.uri}",
         highlight=False,
     )
+    from adhere.runner import describe_pairings, pairings
+
+    for line in describe_pairings(pairings(config.rollout, prepared.scaffolds)):
+        err_console.print(f"  {line}", highlight=False, soft_wrap=True)
     scorer = _scorer(ray_address, verify_actors, judge_actors)
     try:
         if quiet:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -22,8 +23,12 @@ from adhere.cli._app import (
     "upstreams",
     multiple=True,
     required=True,
-    metavar="NAME=URL[,key-env=VAR]",
-    help="An upstream API root; its key is read from the env var VAR (never given inline).",
+    metavar="NAME=URL[,OPTION=VALUE…]",
+    help="An upstream API root. Options: key-env=VAR (its key is read from the env var "
+    "VAR, never given inline); api=SHAPE (anthropic, openai-chat, openai-responses, gemini: "
+    "calls in other shapes are translated); model=M (asked upstream on translated calls); "
+    "timeout=SECONDS; max-output-tokens=N, temperature=T, reasoning-effort=E, "
+    "thinking-budget=N (imposed on every call).",
 )
 @click.option(
     "--log-dir",
@@ -37,28 +42,22 @@ def proxy(
 ) -> None:
     """Run the recording proxy: forwards /t/<trial>/<upstream>/<api-path> and records every call."""
     from adhere.errors import SecretError, SpecError
-    from adhere.observe import JsonlDirSink, ProxyConfig, Upstream, serve_proxy
+    from adhere.observe import JsonlDirSink, ProxyConfig, Upstream, parse_upstream, serve_proxy
 
     parsed: dict[str, Upstream] = {}
     secrets: list[str] = []
     for item in upstreams:
-        head, _, tail = item.partition(",")
-        name, _, url = head.partition("=")
-        key = None
-        if tail:
-            option, _, var = tail.partition("=")
-            if option != "key-env" or not var:
-                raise SpecError(
-                    f"expected NAME=URL[,key-env=VAR], got {item!r}", field="--upstream"
-                )
-            key = os.environ.get(var)
-            if not key:
-                raise SecretError(f"environment variable {var} is not set or empty")
-            secrets.append(key)
         try:
-            parsed[name] = Upstream(name=name, base_url=url, api_key=key)
+            upstream, key_env = parse_upstream(item)
         except ValueError as exc:
             raise SpecError(str(exc), field="--upstream") from None
+        if key_env is not None:
+            key = os.environ.get(key_env)
+            if not key:
+                raise SecretError(f"environment variable {key_env} is not set or empty")
+            secrets.append(key)
+            upstream = dataclasses.replace(upstream, api_key=key)
+        parsed[upstream.name] = upstream
     for var in secret_env:
         value = os.environ.get(var)
         if value:
@@ -115,14 +114,23 @@ def trajectory_show(run_ref: str, trial_ref: str, raw: bool) -> None:
 @main.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 def validate(files: tuple[str, ...]) -> None:
-    """Check spec files and say what they hold."""
-    from adhere.spec import load_resources
+    """Check spec files and say what they hold.
+
+    For a Rollout, also checks its scaffolds exist and says, for each scaffold × model
+    pair, which API shape each side speaks and whether the proxy translates.
+    """
+    from adhere.runner import describe_pairings, pairings, rollout_scaffolds
+    from adhere.spec import Rollout, load_resources
 
     for name in files:
         for resource in load_resources(name):
             out_console.print(
                 f"{name}: {resource.kind} {resource.metadata.name} ok", highlight=False
             )
+            if isinstance(resource, Rollout):
+                found = pairings(resource, rollout_scaffolds(resource, name))
+                for line in describe_pairings(found):
+                    out_console.print(f"  {line}", highlight=False, soft_wrap=True)
 
 
 @main.command()

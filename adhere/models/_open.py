@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 import aiohttp
 
+from adhere.errors import SpecError
 from adhere.models._client import HttpModelClient
 from adhere.models._limiter import EndpointLimiter
 from adhere.models._types import ModelClient, OnCall
@@ -80,6 +81,15 @@ def open_client(
     Raises:
         SecretError: The endpoint's key cannot be read.
         ValueError: ``endpoint.base_url`` still names a model provider (``scripted``).
+        SpecError: The endpoint speaks a shape adhere's clients do not (``openai-responses``,
+            ``gemini``: those work as scaffold models, through the proxy's translation).
     """
+    if endpoint.api not in ("openai", "anthropic"):
+        raise SpecError(
+            f"adhere's model clients (judges, checklist generation) speak 'openai' and "
+            f"'anthropic' endpoints, not {endpoint.api!r}; an {endpoint.api} endpoint serves "
+            "scaffold models (the recording proxy translates)",
+            field="endpoint.api",
+        )
     kind = OpenAIClient if endpoint.api == "openai" else AnthropicClient
     return kind(endpoint, http=http, on_call=on_call, env=env, limiter=limiter)

@@ -7,7 +7,7 @@ Trajectory, and the tagger labels which spans came from which instruction source
 
 from adhere.observe._normalize import Truncation, normalize, thread_calls
 from adhere.observe._proxy import RecordingProxy, serve_proxy
-from adhere.observe._proxy_config import ProxyConfig, RecordSink, Upstream
+from adhere.observe._proxy_config import ProxyConfig, RecordSink, Upstream, parse_upstream
 from adhere.observe._proxy_sinks import JsonlDirSink, MemorySink
 from adhere.observe._redact import Redactor, redact
 from adhere.observe._show import render_trajectory
@@ -26,6 +26,7 @@ __all__ = [
     "Upstream",
     "find_text",
     "normalize",
+    "parse_upstream",
     "redact",
     "render_trajectory",
     "serve_proxy",

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from adhere.artifacts import ProxyCall
 from adhere.wire import Api, Controls
 
-__all__ = ["NAME_PATTERN", "ProxyConfig", "RecordSink", "Upstream"]
+__all__ = ["NAME_PATTERN", "ProxyConfig", "RecordSink", "Upstream", "parse_upstream"]
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 """Trial ids and upstream names: letters, digits, ``.``, ``_``, ``-``; not starting with ``.``."""
@@ -71,6 +71,73 @@ class Upstream:
             raise ValueError(f"upstream {self.name!r}: timeout_seconds must be positive")
         root = _VERSION_SUFFIX.sub("", self.base_url.rstrip("/"))
         object.__setattr__(self, "base_url", root)
+
+
+_SHAPES = ("anthropic", "openai-chat", "openai-responses", "gemini")
+_EFFORTS = ("minimal", "low", "medium", "high")
+
+
+def parse_upstream(text: str) -> tuple[Upstream, str | None]:
+    """An upstream from ``NAME=URL[,OPTION=VALUE…]`` (``adhere proxy --upstream``).
+
+    Options: ``key-env`` (returned, not read), ``api``, ``model``, ``timeout``,
+    ``max-output-tokens``, ``temperature``, ``reasoning-effort``, ``thinking-budget``.
+
+    Raises:
+        ValueError: The text, an option or a value is malformed (the message says which).
+    """
+    head, *options = text.split(",")
+    name, sep, url = head.partition("=")
+    if not sep or not name or not url:
+        raise ValueError(f"expected NAME=URL[,OPTION=VALUE…], got {text!r}")
+    given: dict[str, str] = {}
+    for option in options:
+        key, sep, value = option.partition("=")
+        if not sep or not value:
+            raise ValueError(f"expected OPTION=VALUE after the URL, got {option!r}")
+        given[key] = value
+    known = {"key-env", "api", "model", "timeout", "max-output-tokens", "temperature"}
+    known |= {"reasoning-effort", "thinking-budget"}
+    unknown = sorted(set(given) - known)
+    if unknown:
+        raise ValueError(f"unknown option {unknown[0]!r} (known: {', '.join(sorted(known))})")
+    api = given.get("api")
+    if api is not None and api not in _SHAPES:
+        raise ValueError(f"api={api!r}: expected one of {', '.join(_SHAPES)}")
+    effort = given.get("reasoning-effort")
+    if effort is not None and effort not in _EFFORTS:
+        raise ValueError(f"reasoning-effort={effort!r}: expected one of {', '.join(_EFFORTS)}")
+    try:
+        controls = Controls(
+            max_output_tokens=_number(given, "max-output-tokens", int),
+            temperature=_number(given, "temperature", float),
+            reasoning_effort=effort,  # type: ignore[arg-type]
+            thinking_budget=_number(given, "thinking-budget", int),
+        )
+        timeout = _number(given, "timeout", float)
+    except ValueError as exc:
+        raise ValueError(f"{exc} in {text!r}") from None
+    upstream = Upstream(
+        name=name,
+        base_url=url,
+        api=api,  # type: ignore[arg-type]
+        model=given.get("model"),
+        controls=controls,
+        timeout_seconds=timeout if timeout is not None else Upstream.timeout_seconds,
+    )
+    return upstream, given.get("key-env")
+
+
+def _number(given: dict[str, str], key: str, kind: Callable[[str], _N]) -> _N | None:
+    if key not in given:
+        return None
+    try:
+        return kind(given[key])
+    except ValueError:
+        raise ValueError(f"{key}={given[key]!r} is not a number") from None
+
+
+_N = TypeVar("_N", int, float)
 
 
 @dataclass

@@ -46,7 +46,7 @@ from adhere.operator._names import (
     job_name,
     label_value,
 )
-from adhere.spec import ModelSpec, ScaffoldSpec
+from adhere.spec import Endpoint, ModelSpec, ScaffoldSpec
 
 PROXY_KEY_ENV: Final = "ADHERE_UPSTREAM_KEY"
 """The sidecar's environment variable holding the model's API key."""
@@ -103,7 +103,9 @@ def trial_labels(rollout: str, trial: Trial, attempt: int) -> dict[str, str]:
 
 
 def _proxy_container(model: ModelSpec, config: OperatorConfig) -> dict[str, Any]:
-    upstream = f"{model.name}={model.endpoint.base_url}"
+    upstream = f"{model.name}={model.endpoint.base_url}" + "".join(
+        f",{key}={value}" for key, value in upstream_options(model.endpoint)
+    )
     env: list[dict[str, Any]] = []
     source = model.endpoint.api_key
     if source is not None and source.secret_key_ref is not None:
@@ -141,6 +143,23 @@ def _proxy_container(model: ModelSpec, config: OperatorConfig) -> dict[str, Any]
             {"name": "tmp", "mountPath": "/tmp", "subPath": "proxy"},
         ],
     }
+
+
+def upstream_options(endpoint: Endpoint) -> list[tuple[str, str]]:
+    """The sidecar proxy's ``--upstream`` options for ``endpoint`` (shape, model, controls)."""
+    options = [("api", endpoint.wire_api), ("timeout", f"{endpoint.limits.timeout_seconds:g}")]
+    if "," not in endpoint.model:
+        options.append(("model", endpoint.model))
+    controls = endpoint.controls
+    for key, value in (
+        ("max-output-tokens", controls.max_output_tokens),
+        ("temperature", controls.temperature),
+        ("reasoning-effort", controls.reasoning_effort),
+        ("thinking-budget", controls.thinking_budget),
+    ):
+        if value is not None:
+            options.append((key, f"{value:g}" if isinstance(value, float) else str(value)))
+    return options
 
 
 def _trial_container(

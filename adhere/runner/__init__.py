@@ -8,6 +8,7 @@ from adhere.runner._engine import (
     RunSummary,
     error_verdicts,
 )
+from adhere.runner._pairing import Pairing, describe_pairings, pairings
 from adhere.runner._plan import apply_filters, plan_trials
 from adhere.runner._rescore import rescore
 from adhere.runner._run import (
@@ -17,6 +18,7 @@ from adhere.runner._run import (
     judge_endpoints,
     prepare,
     resolve_scaffolds,
+    rollout_scaffolds,
     run_services,
     suite_lookup,
 )
@@ -33,21 +35,25 @@ __all__ = [
     "Engine",
     "ModelTarget",
     "NoProgress",
+    "Pairing",
     "Prepared",
     "Progress",
     "ProxyCalls",
     "RunSummary",
     "apply_filters",
     "default_work_root",
+    "describe_pairings",
     "error_verdicts",
     "execute",
     "judge_endpoints",
     "open_rollout_uri",
+    "pairings",
     "plan_trials",
     "prepare",
     "prepare_rollout",
     "rescore",
     "resolve_scaffolds",
+    "rollout_scaffolds",
     "run_services",
     "run_stored_trial",
     "score_stored",

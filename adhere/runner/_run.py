@@ -23,18 +23,15 @@ from adhere.errors import SpecError
 from adhere.models import Served, provider_for, resolve_api_key, serve_providers
 from adhere.observe import MemorySink, ProxyConfig, RecordingProxy, Redactor, Upstream
 from adhere.runner._engine import Engine, ModelTarget, Progress, RunSummary
+from adhere.runner._pairing import client_api, upstream_for
 from adhere.runner._plan import apply_filters, plan_trials
 from adhere.runner._progress import StoreProgress
 from adhere.runner._workspace import default_work_root
-from adhere.scaffolds import Scaffold, WireApi, default_cache_dir, get_scaffold
+from adhere.scaffolds import Scaffold, default_cache_dir, get_scaffold
 from adhere.scoring import Scorer, score_rollout
-from adhere.spec import Endpoint, JudgePanel, RunConfig
+from adhere.spec import Endpoint, JudgePanel, Rollout, RunConfig
 from adhere.store import open_store
 from adhere.suites import Suite, get_suite
-
-_WIRE: dict[str, WireApi] = {"openai": "openai-chat", "anthropic": "anthropic"}
-IN_PROCESS = frozenset({"chat", "reference"})
-"""Scaffolds that use adhere's own clients, so they speak the endpoint's API."""
 
 log = logging.getLogger(__name__)
 
@@ -63,26 +60,18 @@ def suite_lookup(config: RunConfig) -> Suite:
 def resolve_scaffolds(config: RunConfig) -> dict[str, Scaffold]:
     """The rollout's scaffolds by name; ``SpecError`` naming the file and field otherwise."""
     rollout_file = config.files.get(f"Rollout/{config.rollout.metadata.name}", "")
+    return rollout_scaffolds(config.rollout, rollout_file)
+
+
+def rollout_scaffolds(rollout: Rollout, rollout_file: str = "") -> dict[str, Scaffold]:
+    """A Rollout's scaffolds by name; ``SpecError`` naming the file and field otherwise."""
     out: dict[str, Scaffold] = {}
-    for n, spec in enumerate(config.rollout.spec.scaffolds):
+    for n, spec in enumerate(rollout.spec.scaffolds):
         try:
             scaffold = get_scaffold(spec.name, **spec.options)
         except SpecError as exc:
             message = str(exc).split(": ", 1)[-1]
             raise SpecError(message, file=rollout_file, field=f"spec.scaffolds[{n}]") from None
-        for m, model in enumerate(config.rollout.spec.models):
-            upstream = _WIRE[model.endpoint.api]
-            adapts = spec.name in IN_PROCESS  # they speak whichever API the endpoint does
-            served_by = provider_for(model.endpoint)
-            if served_by is not None and served_by.speaks_every_api:
-                adapts = True
-            if not adapts and scaffold.api != upstream:
-                raise SpecError(
-                    f"scaffold {spec.name!r} speaks the {scaffold.api} API but model "
-                    f"{model.name!r} is an {upstream} endpoint",
-                    file=rollout_file,
-                    field=f"spec.models[{m}].endpoint.api",
-                )
         out[spec.name] = scaffold
     return out
 
@@ -200,16 +189,13 @@ async def run_services(
             key = model_key(m.endpoint)
             if key:
                 secrets.append(key)
-            upstreams[m.name] = Upstream(
-                name=m.name,
-                base_url=served.resolve(m.endpoint).base_url,
-                api_key=key,
-                timeout_seconds=m.endpoint.limits.timeout_seconds,
+            upstreams[m.name] = upstream_for(
+                m.name, m.endpoint, served.resolve(m.endpoint).base_url, key
             )
             targets[m.name] = ModelTarget(
                 upstream=m.name,
                 model=m.endpoint.model,
-                api=_WIRE[m.endpoint.api],
+                api=client_api(m.endpoint),
                 stream=m.endpoint.stream,
                 max_tokens=m.endpoint.max_tokens,
                 temperature=m.endpoint.temperature,

@@ -41,9 +41,9 @@ from adhere.errors import SpecError, StoreError
 from adhere.models import provider_for
 from adhere.observe import JsonlDirSink, Redactor
 from adhere.runner._engine import Engine, ModelTarget
+from adhere.runner._pairing import client_api
 from adhere.runner._plan import apply_filters, plan_trials
 from adhere.runner._run import (
-    _WIRE,
     Prepared,
     judge_endpoints,
     resolve_scaffolds,
@@ -261,7 +261,7 @@ async def run_stored_trial(
         target = ModelTarget(
             upstream=model.name,
             model=model.endpoint.model,
-            api=_WIRE[model.endpoint.api],
+            api=client_api(model.endpoint),
             stream=model.endpoint.stream,
             max_tokens=model.endpoint.max_tokens,
             temperature=model.endpoint.temperature,

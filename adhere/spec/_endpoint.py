@@ -9,7 +9,17 @@ from pydantic import Field, model_validator
 
 from adhere.core import SpecModel
 
-ApiKind = Literal["openai", "anthropic"]
+ApiKind = Literal["openai", "anthropic", "openai-responses", "gemini"]
+"""An endpoint's API shape: OpenAI Chat Completions (``openai``), Anthropic Messages,
+OpenAI Responses or Gemini ``generateContent``."""
+
+WIRE_SHAPES: dict[str, str] = {
+    "openai": "openai-chat",
+    "anthropic": "anthropic",
+    "openai-responses": "openai-responses",
+    "gemini": "gemini",
+}
+"""Each :data:`ApiKind` as the recording proxy and the scaffolds name the shape."""
 
 
 class SecretKeyRef(SpecModel):
@@ -71,16 +81,49 @@ class Limits(SpecModel):
     backoff_max_seconds: float = Field(default=30.0, ge=0, description="Cap of one retry delay.")
 
 
+class CallControls(SpecModel):
+    """What the recording proxy imposes on every call any scaffold makes to the endpoint.
+
+    Applied in the call's own API shape (and carried across a translation): an agent
+    CLI's own output cap is lowered to ``maxOutputTokens``, its temperature and
+    reasoning settings replaced. A reasoning effort becomes a thinking budget for
+    Anthropic and Gemini (minimal 1,024, low 2,048, medium 8,192, high 24,576 tokens)
+    and a budget the nearest effort for the OpenAI shapes.
+    """
+
+    max_output_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="Cap on each reply's output tokens (a degenerate model otherwise "
+        "streams until the timeout).",
+    )
+    temperature: float | None = Field(default=None, ge=0, description="Sampling temperature.")
+    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = Field(
+        default=None, description="Reasoning effort."
+    )
+    thinking_budget: int | None = Field(
+        default=None, ge=1, description="Thinking-token budget (Anthropic, Gemini)."
+    )
+
+
 class Endpoint(SpecModel):
-    """An OpenAI- or Anthropic-compatible model endpoint.
+    """A model endpoint in one of four API shapes.
 
     ``base_url`` is the API root without the operation path: for OpenAI-style APIs it
     usually ends in ``/v1`` (the client appends ``/chat/completions``); for Anthropic
     the client appends ``/v1/messages``. The special value ``scripted`` means "the
     scripted policy server this run starts itself" (a test double, see docs).
+
+    Any scaffold runs against any shape: the recording proxy translates a CLI's calls
+    into the endpoint's shape (``docs/proxy.md``). adhere's own clients (judges,
+    checklist generation) speak ``openai`` and ``anthropic``.
     """
 
-    api: ApiKind = Field(default="openai", description="Wire protocol of the endpoint.")
+    api: ApiKind = Field(
+        default="openai",
+        description="API shape of the endpoint: openai (Chat Completions), anthropic, "
+        "openai-responses or gemini.",
+    )
     base_url: str = Field(description="API root URL, or 'scripted'.")
     model: str = Field(description="Model id sent in each request.")
     api_key: SecretSource | None = Field(
@@ -90,3 +133,12 @@ class Endpoint(SpecModel):
     stream: bool = Field(default=False, description="Use the streaming form of the API.")
     max_tokens: int = Field(default=4096, ge=1)
     temperature: float | None = Field(default=0.0, ge=0)
+    controls: CallControls = Field(
+        default_factory=CallControls,
+        description="Imposed by the recording proxy on every call any scaffold makes.",
+    )
+
+    @property
+    def wire_api(self) -> str:
+        """The endpoint's shape as the proxy names it (``openai`` is ``openai-chat``)."""
+        return WIRE_SHAPES[self.api]

@@ -133,7 +133,6 @@ def test_a_call_log_becomes_a_redacted_record():
         "duration_seconds",
         "ttfb_seconds",
         "usage",
-        "upstream_call",
     ]
 
 

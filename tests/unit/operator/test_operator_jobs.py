@@ -6,6 +6,7 @@ import kubernetes_validate
 import pytest
 
 from adhere.core import Trial
+from adhere.observe import parse_upstream
 from adhere.operator import OperatorConfig, RolloutRef, build_job, uses_sidecar
 from adhere.operator._names import job_name, label_value
 from adhere.spec import ModelSpec, ScaffoldSpec
@@ -80,7 +81,13 @@ def test_the_scaffold_image_runs_one_trial_against_the_proxy_sidecar() -> None:
     assert proxy["image"] == "ghcr.io/adhere/proxy:0.1.0"
     assert proxy["restartPolicy"] == "Always"  # a native sidecar: the Job still completes
     assert proxy["command"][:6] == ["adhere", "proxy", "--host", "127.0.0.1", "--port", "8766"]
-    assert "gpt-x=https://api.example.com/v1,key-env=ADHERE_UPSTREAM_KEY" in proxy["command"]
+    given = proxy["command"][proxy["command"].index("--upstream") + 1]
+    # The sidecar reads back what the operator wrote: URL, key variable, shape, model.
+    upstream, key_env = parse_upstream(given)
+    assert key_env == "ADHERE_UPSTREAM_KEY"
+    assert (upstream.name, upstream.base_url) == ("gpt-x", "https://api.example.com")
+    assert (upstream.api, upstream.model) == ("openai-chat", "gpt-x-2025")
+    assert upstream.api_key is None  # only the variable's name travels
 
 
 def test_the_api_key_comes_from_the_secret_and_only_the_proxy_sees_it() -> None:
