@@ -249,7 +249,12 @@ def test_optional_fields_are_nullable_not_unions() -> None:
     }
     endpoint = spec["models"]["items"]["properties"]["endpoint"]
     assert endpoint["required"] == ["baseUrl", "model"]
-    assert endpoint["properties"]["api"]["enum"] == ["openai", "anthropic", "openai-responses", "gemini"]
+    assert endpoint["properties"]["api"]["enum"] == [
+        "openai",
+        "anthropic",
+        "openai-responses",
+        "gemini",
+    ]
     assert endpoint["properties"]["apiKey"]["nullable"] is True
     temperature = endpoint["properties"]["temperature"]
     assert (temperature["type"], temperature["nullable"], temperature["default"]) == (
