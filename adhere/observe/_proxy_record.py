@@ -14,7 +14,7 @@ from typing import Any
 
 from adhere.artifacts import ProxyCall
 from adhere.observe._redact import Redactor
-from adhere.wire import Api, read_answer
+from adhere.wire import Api, RecordedAnswer, read_answer
 
 __all__ = ["CallLog", "UpstreamSide"]
 
@@ -29,10 +29,15 @@ class UpstreamSide:
     status: int | None = None
     content_type: str = ""
     body: bytearray = field(default_factory=bytearray)
+    answer: RecordedAnswer | None = None
+    """What the answer amounted to, once read (the translation reads it first)."""
 
     def record(self, redactor: Redactor, failure: str | None) -> dict[str, Any]:
         """The ``upstream_call`` field of the call's record, redacted."""
-        answer = read_answer(self.api, self.status, self.content_type, bytes(self.body), failure)
+        answer = self.answer
+        if answer is None or failure is not None:
+            body = bytes(self.body)
+            answer = read_answer(self.api, self.status, self.content_type, body, failure)
         return {
             "api": self.api,
             "path": redactor.text(self.path),
@@ -66,6 +71,7 @@ class CallLog:
         ttfb_seconds: Arrival to the first response-body bytes from upstream.
         translated: The upstream side of a translated call (``body`` above is then
             what the client was sent); ``None`` when forwarded as it came.
+        answered: What ``body`` amounts to, when the translation knows it already.
         upstream_error: Why the upstream side of a translated call failed (the
             client's side may have been answered with a translated error).
     """
@@ -88,6 +94,7 @@ class CallLog:
     began: float = field(default_factory=time.monotonic)
     ended: float | None = None
     translated: UpstreamSide | None = None
+    answered: RecordedAnswer | None = None
     upstream_error: str | None = None
 
     def first_bytes(self) -> None:
@@ -104,7 +111,10 @@ class CallLog:
         """The call's record, with every secret the redactor knows removed."""
         self.finish()
         assert self.ended is not None
-        answer = read_answer(self.api, self.status, self.content_type, bytes(self.body), self.error)
+        answer = self.answered
+        if answer is None or self.error is not None:
+            body = bytes(self.body)
+            answer = read_answer(self.api, self.status, self.content_type, body, self.error)
         return ProxyCall(
             seq=self.seq,
             trial=self.trial,

@@ -104,6 +104,7 @@ async def forward_translated(
         ident=uuid.uuid4().hex[:24],
         created=int(time.time()),
     )
+    side.answer = outcome.upstream
     if outcome.payload is None:
         log.error = log.upstream_error = outcome.error or "the upstream reply could not be read"
         log.finish()
@@ -113,6 +114,7 @@ async def forward_translated(
         return refuse(log.api, log.error, 502)
     log.status, log.content_type = outcome.status, outcome.content_type
     log.body.extend(outcome.payload)
+    log.answered = outcome.client
     if relay.response is not None and relay.response.prepared:
         await to_client(relay.response.write(outcome.payload))
         await to_client(relay.response.write_eof())

@@ -115,7 +115,9 @@ class ClientAnswer:
 
     ``payload`` is ``None`` when the upstream's stream broke off or its reply could
     not be read: the proxy then cuts the client's stream (or answers 502), and
-    ``error`` says why.
+    ``error`` says why. ``client`` is what ``payload`` amounts to (the reply in the
+    client shape's non-streaming form, its event count, usage), so the recorder need
+    not read back what it just wrote.
     """
 
     status: int
@@ -123,6 +125,7 @@ class ClientAnswer:
     payload: bytes | None
     upstream: RecordedAnswer
     error: str | None = None
+    client: RecordedAnswer | None = None
 
 
 def plan_call(
@@ -230,10 +233,16 @@ def translate_answer(
         request=plan.request,
         stop=stop_of(plan.upstream_api, upstream.response),
     )
+    document = codec.reply_body(out)
+    if plan.client_api == "gemini" and isinstance(document, list):  # a JSON-array stream
+        client = read_answer("gemini", 200, "application/json", _dump(document))
+        return ClientAnswer(200, "application/json", _dump(document), upstream, client=client)
+    client = RecordedAnswer(document, 0, None, upstream.usage)
     if plan.request.stream:
-        events = b"".join(codec.reply_events(out, plan.include_usage))
-        return ClientAnswer(200, SSE_CONTENT_TYPE, events, upstream)
-    return ClientAnswer(200, "application/json", _dump(codec.reply_body(out)), upstream)
+        events = list(codec.reply_events(out, plan.include_usage))
+        client = RecordedAnswer(document, len(events), None, upstream.usage)
+        return ClientAnswer(200, SSE_CONTENT_TYPE, b"".join(events), upstream, client=client)
+    return ClientAnswer(200, "application/json", _dump(document), upstream, client=client)
 
 
 def _encode(
