@@ -135,14 +135,7 @@ class _Forwarder:
         timeout = aiohttp.ClientTimeout(total=upstream.timeout_seconds)
         response: web.StreamResponse | None = None
         try:
-            async with self._session().request(
-                request.method,
-                url,
-                data=body or None,
-                headers=headers,
-                timeout=timeout,
-                allow_redirects=False,
-            ) as answer:
+            async with await self._send(request.method, url, body, headers, timeout) as answer:
                 log.status = answer.status
                 log.content_type = answer.headers.get("Content-Type", "")
                 response = web.StreamResponse(
@@ -176,6 +169,36 @@ class _Forwarder:
             return _failed(request, response, log, 502)
         log.finish()
         return response
+
+    async def _send(
+        self,
+        method: str,
+        url: str,
+        body: bytes,
+        headers: CIMultiDict[str],
+        timeout: aiohttp.ClientTimeout,
+    ) -> aiohttp.ClientResponse:
+        """Send the request upstream; once more if the connection closes before an answer.
+
+        A pooled keep-alive connection may already be closed by the server (some close
+        it right after a streamed reply, others after a few idle seconds) without the
+        pool having noticed yet; the request then never reached the model.
+        """
+        for attempt in (1, 2):
+            try:
+                return await self._session().request(
+                    method,
+                    url,
+                    data=body or None,
+                    headers=headers,
+                    timeout=timeout,
+                    allow_redirects=False,
+                )
+            except aiohttp.ServerDisconnectedError:
+                if attempt == 2:
+                    raise
+                logger.debug("upstream %s closed the connection before answering; resent", url)
+        raise AssertionError("unreachable")
 
     def _finish(self, log: CallLog, request: web.Request) -> None:
         known = self._client_keys.setdefault(log.trial, {})
