@@ -215,6 +215,18 @@ def test_serve_model_prints_its_url_and_stops_on_sigterm(tmp_path: Path) -> None
     assert wait_gone(server_pid)
 
 
+def test_serve_model_stops_by_itself_after_stop_after(tmp_path: Path) -> None:
+    env = {"ADHERE_MODEL_SERVER_CACHE": str(fake_install(tmp_path, "ok"))}
+    started = time.monotonic()
+    proc = run_cli("serve-model", "--port", "0", "--stop-after", "1.5", env=env, timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    assert time.monotonic() - started >= 1.5
+    assert proc.stdout.startswith("http://127.0.0.1:")
+    assert "stops after 1.5 s" in proc.stderr and "local model server stopped" in proc.stderr
+    pid = int(proc.stderr.split("pid ", 1)[1].split(",", 1)[0])
+    assert wait_gone(pid)
+
+
 def test_run_without_an_install_fails_clearly(tmp_path: Path, write_specs) -> None:
     from tests.helpers import bench_yaml, model, rollout_yaml
 
