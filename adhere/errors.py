@@ -8,6 +8,7 @@
     ├── ModelCallError       a model call failed after its retries (status, endpoint)
     │   └── ModelReplyError  the endpoint answered with something that is not a valid reply
     ├── UnknownConversation  the scripted policy server cannot place a request
+    ├── ModelServerError     the local model server is not installed, died or never became ready
     ├── StoreError           the result store could not be read or written
     │   └── StoreUnavailable the store did not answer in time (outage, timeout); retry later
     ├── ClusterError         Ray could not be started or reached, or one of its workers died
@@ -53,6 +54,10 @@ class ModelReplyError(ModelCallError):
 
 class UnknownConversation(AdhereError):
     """The scripted policy server cannot match a request to a known instance or recording."""
+
+
+class ModelServerError(AdhereError):
+    """The local model server (provider ``local-model``) is missing, died or never got ready."""
 
 
 class StoreError(AdhereError):

@@ -18,6 +18,11 @@ fi
 echo "== agent CLIs (npm, cached in \${ADHERE_SCAFFOLD_CACHE:-~/.cache/adhere/scaffolds})" >&2
 bash scripts/install-scaffolds.sh
 
+# The real model server the e2e tests and examples/real-model use: llama.cpp's server and
+# SmolLM2-135M-Instruct, built once (~5 min), cached outside the repository.
+echo "== model server (built once, cached in \${ADHERE_MODEL_SERVER_CACHE:-~/.cache/adhere/model-server})" >&2
+bash scripts/install-model-server.sh
+
 # helm-sdkpy (Helm's Go library) for the chart tests, cached outside the repository.
 bash scripts/install-helm-sdkpy.sh
 

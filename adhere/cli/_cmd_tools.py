@@ -1,4 +1,7 @@
-"""``adhere proxy``, ``trajectory show``, ``validate``, ``crds`` and ``serve-policy``."""
+"""Tool commands: ``proxy``, ``trajectory show``, ``validate``, ``crds`` and two servers.
+
+``serve-policy`` runs the scripted test double; ``serve-model`` a real, tiny local model.
+"""
 
 from __future__ import annotations
 
@@ -216,3 +219,67 @@ def serve_policy(
         require_key_env=require_key_env,
         console=err_console,
     )
+
+
+@main.command("serve-model")
+@click.option("--port", default=8767, show_default=True, type=click.IntRange(0, 65535))
+@click.option(
+    "--slots",
+    type=click.IntRange(min=1),
+    help="Requests served at once  [default: $ADHERE_MODEL_SERVER_SLOTS or 4]",
+)
+@click.option(
+    "--ctx",
+    type=click.IntRange(min=512),
+    help="Total context in tokens, shared by the slots  "
+    "[default: $ADHERE_MODEL_SERVER_CTX or 32768]",
+)
+@click.option(
+    "--stop-after",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="Stop by itself after this many seconds (default: run until Ctrl-C or SIGTERM).",
+)
+def serve_model(port: int, slots: int | None, ctx: int | None, stop_after: float | None) -> None:
+    """Serve the real local model (what `baseUrl: local-model` starts) on 127.0.0.1.
+
+    llama.cpp's server with SmolLM2-135M-Instruct, built once by `bash
+    scripts/install-model-server.sh`. It speaks Anthropic Messages (URL/v1/messages)
+    and OpenAI Chat Completions and Responses (URL/v1); it needs no key. The base URL
+    is printed on stdout. A real, tiny, weak model: for exercising the pipeline with
+    real unscripted output, never for scores (docs/real-model.md). --port 0 picks a
+    free port.
+    """
+    import asyncio
+    import signal
+
+    from adhere.models import ModelServer, ModelServerSettings
+
+    settings = ModelServerSettings.from_env(slots=slots, ctx=ctx, port=port)
+
+    async def serve() -> None:
+        done = asyncio.Event()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, done.set)
+        server = ModelServer(settings)
+        try:
+            url = await server.start()
+            click.echo(url)
+            err_console.print(
+                f"local model server (llama-server, SmolLM2-135M-Instruct; pid {server.pid}, "
+                f"{settings.slots} slots, context {settings.ctx}) on {url} — Anthropic: "
+                f"{url}/v1/messages, OpenAI: {url}/v1; "
+                + (f"stops after {stop_after:g} s" if stop_after else "Ctrl-C stops it"),
+                highlight=False,
+            )
+            try:
+                await asyncio.wait_for(done.wait(), stop_after)
+            except TimeoutError:
+                pass
+        finally:
+            await server.aclose()
+
+    try:
+        asyncio.run(serve())
+    except KeyboardInterrupt:
+        pass
+    err_console.print("local model server stopped", highlight=False)

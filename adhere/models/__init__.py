@@ -5,11 +5,14 @@ endpoint within its concurrency and rate limits, record every HTTP attempt, and 
 API keys out of logs, errors and records. An endpoint whose ``baseUrl`` is not a URL
 names a model provider (:func:`provider_for`), a server the run starts itself; the
 scripted policy server, a test double that stands in for models offline, is the
-provider ``scripted`` and lives in :mod:`adhere.testing`.
+provider ``scripted`` and lives in :mod:`adhere.testing`; a real, tiny model served by
+llama.cpp's server on 127.0.0.1 is the provider ``local-model``
+(:class:`ModelServer`, installed by ``scripts/install-model-server.sh``).
 """
 
 from adhere.models._backoff import backoff_delay, parse_retry_after
 from adhere.models._limiter import EndpointLimiter, LimiterRegistry, RateLimiter, shared_limiter
+from adhere.models._model_server import ModelServer, ModelServerSettings
 from adhere.models._open import AnthropicClient, OpenAIClient, open_client
 from adhere.models._providers import (
     PodPlan,
@@ -34,6 +37,8 @@ __all__ = [
     "EndpointLimiter",
     "LimiterRegistry",
     "ModelClient",
+    "ModelServer",
+    "ModelServerSettings",
     "OpenAIClient",
     "PodPlan",
     "Provider",

@@ -53,6 +53,8 @@ __all__ = ["HttpModelClient"]
 logger = logging.getLogger(__name__)
 
 _REDACTED = "[redacted]"
+_DRAIN_SECONDS = 2.0
+"""How long a finished stream's remaining bytes (the body's end) are waited for."""
 
 
 class _Failure(Exception):
@@ -307,6 +309,7 @@ class HttpModelClient:
                     retryable=True,
                 )
             state.document = assembler.result()
+            await _drain(response)
 
     def _check_status(self, status: int, content: bytes, headers: Mapping[str, str]) -> NoReturn:
         """Raise the :class:`_Failure` of a non-2xx reply."""
@@ -335,6 +338,22 @@ class HttpModelClient:
         scrubbed = _scrub_value(document, self._secret)
         assert isinstance(scrubbed, dict)
         return scrubbed
+
+
+async def _drain(response: aiohttp.ClientResponse) -> None:
+    """Read what follows a stream's last event, up to the end of the body.
+
+    Servers may end the body a moment after the last event; closing the connection
+    before that end would cut the response for anything in between (the recording
+    proxy would record a whole reply as cut off by its client). The reply is already
+    complete, so a failure here is ignored.
+    """
+    try:
+        async with asyncio.timeout(_DRAIN_SECONDS):
+            while await response.content.readany():
+                pass
+    except (aiohttp.ClientError, TimeoutError):
+        logger.debug("the stream's body did not end cleanly after its last event")
 
 
 def _scrub_value(value: Any, secret: str) -> Any:

@@ -2,8 +2,10 @@
 
 An endpoint's ``baseUrl`` is either a URL (a plain endpoint, called as it is) or the
 name of a provider in the registry (kind ``providers``, entry-point group
-``adhere.providers``). Built in is ``scripted``: the scripted policy server, a test
-double registered by :mod:`adhere.testing`. A provider
+``adhere.providers``). Built in are ``scripted``: the scripted policy server, a test
+double registered by :mod:`adhere.testing`; and ``local-model``: a real, tiny model
+(llama.cpp's server with SmolLM2-135M-Instruct, :mod:`adhere.models._local_model`).
+A provider
 
 - starts a local service for a run (:meth:`Provider.serve`), given the run's
   instances, its suite lookup, the spec files' directory and the models and judges
@@ -108,7 +110,7 @@ _PROVIDERS: Registry[Callable[[], Provider]] = Registry(
     "providers",
     "provider",
     field="endpoint.baseUrl",
-    builtin={"scripted": "adhere.testing._provider"},
+    builtin={"scripted": "adhere.testing._provider", "local-model": "adhere.models._local_model"},
 )
 
 P = TypeVar("P")

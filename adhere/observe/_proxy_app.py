@@ -20,7 +20,15 @@ from aiohttp import web
 from multidict import CIMultiDict, CIMultiDictProxy
 
 from adhere.observe._proxy_config import NAME_PATTERN, ProxyConfig, Upstream
-from adhere.observe._proxy_http import ClientGone, Relay, cut, describe, refuse, to_client
+from adhere.observe._proxy_http import (
+    ClientGone,
+    Relay,
+    cut,
+    describe,
+    refuse,
+    send_upstream,
+    to_client,
+)
 from adhere.observe._proxy_record import CallLog
 from adhere.observe._proxy_translate import forward_translated
 from adhere.observe._redact import Redactor
@@ -161,13 +169,9 @@ class _Forwarder:
         url = upstream.base_url + log.path + (f"?{query}" if query else "")
         headers = _outgoing_headers(request.headers, upstream_auth(log.api, upstream.api_key))
         timeout = aiohttp.ClientTimeout(total=upstream.timeout_seconds)
-        async with self._session().request(
-            request.method,
-            url,
-            data=body or None,
-            headers=headers,
-            timeout=timeout,
-            allow_redirects=False,
+        session = self._session()
+        async with await send_upstream(
+            session, request.method, url, body, headers, timeout
         ) as answer:
             log.status = answer.status
             log.content_type = answer.headers.get("Content-Type", "")

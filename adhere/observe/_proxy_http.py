@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+import logging
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 
+import aiohttp
 from aiohttp import web
 
 from adhere.wire import Api, error_body
 
-__all__ = ["ClientGone", "Relay", "cut", "describe", "refuse", "to_client"]
+__all__ = ["ClientGone", "Relay", "cut", "describe", "refuse", "send_upstream", "to_client"]
+
+logger = logging.getLogger("adhere.observe._proxy_app")
 
 
 @dataclass
@@ -47,3 +51,34 @@ def describe(exc: BaseException) -> str:
     """An exception as ``Type: message`` (the type alone when it has no message)."""
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+async def send_upstream(
+    session: aiohttp.ClientSession,
+    method: str,
+    url: str,
+    body: bytes,
+    headers: Mapping[str, str],
+    timeout: aiohttp.ClientTimeout,
+) -> aiohttp.ClientResponse:
+    """Send a request upstream; once more if the connection closes before an answer.
+
+    A pooled keep-alive connection may already be closed by the server (some close
+    it right after a streamed reply, others after a few idle seconds) without the
+    pool having noticed yet; the request then never reached the model.
+    """
+    for attempt in (1, 2):
+        try:
+            return await session.request(
+                method,
+                url,
+                data=body or None,
+                headers=headers,
+                timeout=timeout,
+                allow_redirects=False,
+            )
+        except aiohttp.ServerDisconnectedError:
+            if attempt == 2:
+                raise
+            logger.debug("upstream %s closed the connection before answering; resent", url)
+    raise AssertionError("unreachable")

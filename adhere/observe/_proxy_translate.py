@@ -19,7 +19,7 @@ import aiohttp
 from aiohttp import web
 
 from adhere.observe._proxy_config import Upstream
-from adhere.observe._proxy_http import Relay, cut, refuse, to_client
+from adhere.observe._proxy_http import Relay, cut, refuse, send_upstream, to_client
 from adhere.observe._proxy_record import CallLog, UpstreamSide
 from adhere.wire import SSE_CONTENT_TYPE, LocalAnswer, WireFormatError, plan_call, translate_answer
 from adhere.wire import upstream_auth as auth_headers
@@ -71,13 +71,9 @@ async def forward_translated(
     keepalive: asyncio.Task[None] | None = None
     retry_after: str | None = None
     try:
-        async with session.post(
-            upstream.base_url + plan.path,
-            data=data,
-            headers=headers,
-            timeout=aiohttp.ClientTimeout(total=upstream.timeout_seconds),
-            allow_redirects=False,
-        ) as answer:
+        timeout = aiohttp.ClientTimeout(total=upstream.timeout_seconds)
+        url = upstream.base_url + plan.path
+        async with await send_upstream(session, "POST", url, data, headers, timeout) as answer:
             side.status = answer.status
             side.content_type = answer.headers.get("Content-Type", "")
             retry_after = answer.headers.get("Retry-After")

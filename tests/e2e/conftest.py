@@ -1,10 +1,12 @@
-"""Shared fixtures of the end-to-end tests (real agent CLIs, real local servers)."""
+"""Shared fixtures of the end-to-end tests (real agent CLIs, real local servers, a real model)."""
 
 import asyncio
 import shutil
 
 import pytest
 
+from adhere.errors import ModelServerError
+from adhere.models import ModelServer, ModelServerSettings
 from adhere.scaffolds import default_cache_dir, installable
 from adhere.scaffolds.install import install_scaffolds
 
@@ -24,3 +26,22 @@ def scaffold_cache():
     if failed:
         pytest.fail(f"installing scaffold CLIs failed: {failed}")
     return cache
+
+
+@pytest.fixture(scope="session")
+def model_server():
+    """A running real model server (llama.cpp's server, SmolLM2-135M-Instruct) on 127.0.0.1.
+
+    One for the session, 4 slots; its base URL is ``model_server.url`` (no ``/v1``).
+    Installed by ``bash scripts/install-model-server.sh`` (``scripts/test.sh`` runs
+    it); without it the tests that use this fixture fail with that hint.
+    """
+    server = ModelServer(ModelServerSettings.from_env())
+    try:
+        asyncio.run(server.start())  # from this thread, which outlives the server
+    except ModelServerError as exc:
+        pytest.fail(str(exc))
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -11,6 +11,8 @@ def test_client_package_exports():
         "EndpointLimiter",
         "LimiterRegistry",
         "ModelClient",
+        "ModelServer",
+        "ModelServerSettings",
         "OpenAIClient",
         "PodPlan",
         "Provider",
