@@ -48,6 +48,12 @@ class ProxyCall(BaseModel):
         ttfb_seconds: Arrival to the first response-body bytes from upstream.
         usage: ``{"input_tokens", "output_tokens"}`` from the response, ``None``
             when it has none.
+        outcome: What the call amounted to: ``ok``, a model-side outcome
+            (``context_length``, ``refusal``, ``max_tokens``, ``empty``), an upstream
+            fault (``unreachable``, ``timeout``, ``rate_limited``, ``server_error``,
+            ``cut``) or another failure (``rejected``, ``client_gone``,
+            ``cancelled``); see ``docs/proxy.md``. ``None`` in records written before
+            the field existed (``adhere.observe.outcome_of`` classifies those).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
@@ -69,6 +75,7 @@ class ProxyCall(BaseModel):
     duration_seconds: float
     ttfb_seconds: float | None
     usage: dict[str, int] | None
+    outcome: str | None = None
 
     def to_json_dict(self) -> dict[str, Any]:
         """The record as a JSON object, its keys in the documented order."""

@@ -7,14 +7,33 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+import aiohttp
+
 from adhere.artifacts import ProxyCall
 
-__all__ = ["NAME_PATTERN", "ProxyConfig", "RecordSink", "Upstream"]
+__all__ = [
+    "CONNECT_TIMEOUT_SECONDS",
+    "IDLE_TIMEOUT_SECONDS",
+    "NAME_PATTERN",
+    "ProxyConfig",
+    "RecordSink",
+    "TOTAL_TIMEOUT_SECONDS",
+    "Upstream",
+]
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 """Trial ids and upstream names: letters, digits, ``.``, ``_``, ``-``; not starting with ``.``."""
 
 _VERSION_SUFFIX = re.compile(r"/v1(?:beta|alpha)?$")
+
+CONNECT_TIMEOUT_SECONDS = 30.0
+"""Default limit on connecting to an upstream (TCP and TLS)."""
+IDLE_TIMEOUT_SECONDS = 900.0
+"""Default limit on upstream's silence: waiting for the answer's first bytes (a slow
+reasoning model may think for many minutes before its first token, and an unstreamed
+answer comes in one piece at the end), or for the next bytes of a stream."""
+TOTAL_TIMEOUT_SECONDS = 3 * 3600.0
+"""Default limit on one whole call: a safety net, never the limit a live stream meets."""
 
 
 class RecordSink(Protocol):
@@ -40,13 +59,19 @@ class Upstream:
             expects (``x-api-key``, ``Authorization: Bearer`` or ``x-goog-api-key``);
             ``None`` sends no key. Never shown in ``repr``, never recorded.
         timeout_seconds: Limit on one whole call, from connecting to the end of the
-            response (streams included).
+            response (streams included); generous, as a stream that keeps sending is
+            alive however long it takes.
+        connect_timeout_seconds: Limit on connecting (TCP and TLS).
+        idle_timeout_seconds: Limit on upstream's silence: the wait for the answer's
+            first bytes, and between two reads of the body.
     """
 
     name: str
     base_url: str
     api_key: str | None = field(default=None, repr=False)
-    timeout_seconds: float = 600
+    timeout_seconds: float = TOTAL_TIMEOUT_SECONDS
+    connect_timeout_seconds: float = CONNECT_TIMEOUT_SECONDS
+    idle_timeout_seconds: float = IDLE_TIMEOUT_SECONDS
 
     def __post_init__(self) -> None:
         if not NAME_PATTERN.fullmatch(self.name):
@@ -55,10 +80,27 @@ class Upstream:
             )
         if not self.base_url.startswith(("http://", "https://")):
             raise ValueError(f"upstream {self.name!r}: base_url must be an http(s) URL")
-        if self.timeout_seconds <= 0:
-            raise ValueError(f"upstream {self.name!r}: timeout_seconds must be positive")
+        for limit in ("timeout_seconds", "connect_timeout_seconds", "idle_timeout_seconds"):
+            if getattr(self, limit) <= 0:
+                raise ValueError(f"upstream {self.name!r}: {limit} must be positive")
         root = _VERSION_SUFFIX.sub("", self.base_url.rstrip("/"))
         object.__setattr__(self, "base_url", root)
+
+    def client_timeout(self) -> aiohttp.ClientTimeout:
+        """The limits of one call to this upstream, as aiohttp takes them."""
+        return aiohttp.ClientTimeout(
+            total=self.timeout_seconds,
+            sock_connect=self.connect_timeout_seconds,
+            sock_read=self.idle_timeout_seconds,
+        )
+
+    def timeout_error(self, exc: BaseException) -> str:
+        """The record's error for a call that met one of the limits (``exc`` says which)."""
+        if isinstance(exc, aiohttp.ConnectionTimeoutError):
+            return f"upstream timed out after {self.connect_timeout_seconds:g}s connecting"
+        if isinstance(exc, aiohttp.SocketTimeoutError):
+            return f"upstream timed out after {self.idle_timeout_seconds:g}s without data"
+        return f"upstream timed out after {self.timeout_seconds:g}s"
 
 
 @dataclass

@@ -2,7 +2,9 @@
 
 The record is an :class:`adhere.artifacts.ProxyCall` (fields in ``docs/proxy.md``);
 what the answer amounted to (the response reassembled, the error, the usage) is read
-by :func:`adhere.wire.read_answer`.
+by :func:`adhere.wire.read_answer`, and the call's outcome by
+:func:`~adhere.observe._outcomes.call_outcome`. While a stream is relayed,
+:meth:`CallLog.stream_final` watches for its final event (:class:`adhere.wire.StreamEnd`).
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from adhere.artifacts import ProxyCall
+from adhere.core import plain_text
+from adhere.observe._outcomes import call_outcome
 from adhere.observe._redact import Redactor
-from adhere.wire import Api, read_answer
+from adhere.wire import Api, StreamEnd, is_event_stream, read_answer
 
 __all__ = ["CallLog"]
 
@@ -38,6 +42,8 @@ class CallLog:
         body: The response bytes relayed so far.
         error: Why the call failed, as the proxy saw it (unreachable, timeout, cut).
         ttfb_seconds: Arrival to the first response-body bytes from upstream.
+        settled: The call was still in flight when its trial was settled, and was
+            ended then (see :class:`~adhere.observe._proxy_inflight.InFlight`).
     """
 
     seq: int
@@ -57,6 +63,9 @@ class CallLog:
     started_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
     began: float = field(default_factory=time.monotonic)
     ended: float | None = None
+    settled: bool = False
+    _end: StreamEnd | None = field(default=None, init=False, repr=False)
+    _watched: int = field(default=0, init=False, repr=False)
 
     def first_bytes(self) -> None:
         """Note the arrival of the first response bytes (only the first call counts)."""
@@ -68,11 +77,33 @@ class CallLog:
         if self.ended is None:
             self.ended = time.monotonic()
 
+    def _watch(self) -> StreamEnd | None:
+        """The stream's end watcher, fed with the bytes relayed since the last look."""
+        if self._end is None:
+            if not is_event_stream(self.content_type):
+                return None
+            self._end = StreamEnd(self.api)
+        if self._watched < len(self.body):
+            self._end.feed(bytes(self.body[self._watched :]))
+            self._watched = len(self.body)
+        return self._end
+
+    def stream_final(self) -> bool:
+        """The API's last stream event has been relayed: nothing more may come."""
+        end = self._watch()
+        return end is not None and end.final
+
+    def reply_ended(self) -> bool:
+        """The reply has been relayed whole (its final event, or a finish reason)."""
+        end = self._watch()
+        return end is not None and end.ended
+
     def record(self, redactor: Redactor) -> ProxyCall:
         """The call's record, with every secret the redactor knows removed."""
         self.finish()
         assert self.ended is not None
         answer = read_answer(self.api, self.status, self.content_type, bytes(self.body), self.error)
+        error = plain_text(redactor.text(answer.error)) if answer.error is not None else None
         return ProxyCall(
             seq=self.seq,
             trial=self.trial,
@@ -86,9 +117,10 @@ class CallLog:
             status=self.status,
             response=redactor.value(answer.response),
             sse_events=answer.sse_events,
-            error=redactor.text(answer.error) if answer.error is not None else None,
+            error=error,
             started_at=self.started_at,
             duration_seconds=self.ended - self.began,
             ttfb_seconds=self.ttfb_seconds,
             usage=answer.usage,
+            outcome=call_outcome(self.api, self.status, answer.response, answer.error),
         )

@@ -25,6 +25,11 @@ module                  what it does                                      used b
                         request, response, error and usage
 ``_reassemble*``        a recorded stream back into the non-streaming     recording proxy
                         response (through :func:`read_answer`)
+``_stream_end``         whether a relayed stream's final event passed     recording proxy
+                        (:class:`StreamEnd`)
+``_outcome``            the model-side outcome of an answer: context      recording proxy,
+                        length, refusal, output cap, empty                reports
+                        (:func:`reply_outcome`)
 ``_decode*``            a recorded call into neutral messages             normalizer
                         (:func:`decode_call`)
 ======================  ================================================  =================
@@ -46,6 +51,7 @@ from adhere.wire._client_codec import ParsedReply, Wire
 from adhere.wire._decode import CallView, RecordedCall, decode_call
 from adhere.wire._exchange import ChatRequest, Conversation, Reply, call_id, is_freeform
 from adhere.wire._json import StreamFailure, WireFormatError, parse_json_object
+from adhere.wire._outcome import MODEL_OUTCOMES, reply_outcome
 from adhere.wire._reassemble_base import Api
 from adhere.wire._recorded import RecordedAnswer, parse_body, read_answer
 from adhere.wire._server_codec import (
@@ -57,6 +63,7 @@ from adhere.wire._server_codec import (
     reply_usage,
 )
 from adhere.wire._sse import SSE_CONTENT_TYPE, is_event_stream, iter_lines, iter_sse
+from adhere.wire._stream_end import StreamEnd
 
 __all__ = [
     "Api",
@@ -66,12 +73,14 @@ __all__ = [
     "ChatRequest",
     "Conversation",
     "DecodedRequest",
+    "MODEL_OUTCOMES",
     "Outgoing",
     "ParsedReply",
     "RecordedAnswer",
     "RecordedCall",
     "Reply",
     "SSE_CONTENT_TYPE",
+    "StreamEnd",
     "StreamFailure",
     "Target",
     "Wire",
@@ -90,6 +99,7 @@ __all__ = [
     "parse_body",
     "parse_json_object",
     "read_answer",
+    "reply_outcome",
     "reply_usage",
     "upstream_auth",
     "upstream_query",
