@@ -40,12 +40,15 @@ def trial_fault(records: Sequence[ProxyCall], *, scaffold_failed: bool) -> str |
         return None
     last = max(records, key=lambda r: r.seq)
     if outcome_of(last) in UPSTREAM_FAULTS:
-        return f"upstream fault: the last model call ({_call(last)}) failed: {last.error}"
+        return (
+            f"upstream fault: the last model call (#{last.seq}) failed "
+            f"({outcome_of(last)}): {last.error}"
+        )
     if scaffold_failed:
         call = failed[-1]
         return (
-            f"upstream fault: model call {_call(call)} failed ({call.error}) and the "
-            "scaffold did not recover"
+            f"upstream fault: model call #{call.seq} failed ({outcome_of(call)}: "
+            f"{call.error}) and the scaffold did not recover"
         )
     return None
 
@@ -60,7 +63,3 @@ def outcome_counts(records: Sequence[ProxyCall]) -> dict[str, int]:
 def retry_delay(retry: int, base: float = RETRY_BACKOFF_SECONDS) -> float:
     """Seconds to wait before in-run retry number ``retry`` (1-based): doubling, capped."""
     return float(min(base * 2 ** (retry - 1), _RETRY_BACKOFF_MAX))
-
-
-def _call(record: ProxyCall) -> str:
-    return f"#{record.seq}, {outcome_of(record)}"
