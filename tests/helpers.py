@@ -28,7 +28,7 @@ spec:
 
 
 def rollout_yaml(
-    models: str, *, name="r", parallelism=4, repeats=1, storage="file://./runs"
+    models: str, *, name="r", parallelism=4, repeats=1, storage="file://./runs", max_retries=2
 ) -> str:
     return f"""\
 apiVersion: adhere.dev/v1alpha1
@@ -40,6 +40,7 @@ spec:
 {models}
   parallelism: {parallelism}
   repeats: {repeats}
+  maxRetries: {max_retries}
   storage: {storage}
 """
 

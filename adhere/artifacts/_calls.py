@@ -48,6 +48,12 @@ class ProxyCall(BaseModel):
         ttfb_seconds: Arrival to the first response-body bytes from upstream.
         usage: ``{"input_tokens", "output_tokens"}`` from the response, ``None``
             when it has none.
+        outcome: What the call amounted to: ``ok``, a model-side outcome
+            (``context_length``, ``refusal``, ``max_tokens``, ``empty``), an upstream
+            fault (``unreachable``, ``timeout``, ``rate_limited``, ``server_error``,
+            ``cut``) or another failure (``rejected``, ``client_gone``,
+            ``cancelled``); see ``docs/proxy.md``. ``None`` in records written before
+            the field existed (``adhere.observe.outcome_of`` classifies those).
         upstream_call: For a call translated into the upstream's API shape, what went
             upstream and came back: ``api``, ``path``, ``request``, ``status``,
             ``response`` (a stream reassembled), ``sse_events``, ``error`` and
@@ -74,6 +80,7 @@ class ProxyCall(BaseModel):
     duration_seconds: float
     ttfb_seconds: float | None
     usage: dict[str, int] | None
+    outcome: str | None = None
     upstream_call: dict[str, Any] | None = None
 
     def to_json_dict(self) -> dict[str, Any]:

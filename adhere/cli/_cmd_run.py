@@ -38,8 +38,13 @@ def run(
 
     Trials are scored in process, or on Ray actor pools with ``--ray``.
 
-    Exit status: 0 when every trial finished, 1 when some failed (they are recorded
-    and retried by the next run), 2 for invalid input, 130 when interrupted.
+    A trial the model service failed (an upstream fault: unreachable, timed out, 5xx
+    or a cut stream the agent did not recover from) is not scored, is retried up to
+    the Rollout's maxRetries times, and is counted apart.
+
+    Exit status: 0 when every trial finished, 1 when some failed or ended as upstream
+    faults (they are recorded and retried by the next run), 2 for invalid input, 130
+    when interrupted.
     """
     from adhere.report import RichProgress
     from adhere.runner import execute, prepare
@@ -71,9 +76,12 @@ def run(
             "to resume."
         )
         raise SystemExit(130) from None
+    faults = f", {summary.faults} upstream faults" if summary.faults else ""
+    retried = f"; {summary.retried} retries of upstream faults" if summary.retried else ""
     err_console.print(
         f"done in {summary.seconds:.1f}s: {summary.ran} ran ({summary.ok} ok, "
-        f"{summary.failed} failed), {summary.skipped} already done, {summary.planned} planned",
+        f"{summary.failed} failed{faults}), {summary.skipped} already done, "
+        f"{summary.planned} planned{retried}",
         highlight=False,
     )
     scoring = summary.scoring
@@ -86,15 +94,23 @@ def run(
         )
         _print_limiters(scoring)
     for line in summary.errors[:5]:
-        err_console.print(f"  [red]failed[/] {line}", highlight=False)
+        err_console.print(f"  [red]failed[/] {escape(line)}", highlight=False)
     if report:
         _write_report(prepared.store)
+    if summary.faults:
+        err_console.print(
+            f"[yellow]{summary.faults} trial(s) ended as upstream faults[/]: the model service "
+            "failed them (after their retries); they are not scored and are counted apart. "
+            "Run the same command again to retry them.",
+            highlight=False,
+        )
     if summary.failed:
         err_console.print(
             f"[yellow]{summary.failed} trial(s) failed[/]; they are recorded as errors. Run the "
             "same command again to retry them (finished trials are skipped).",
             highlight=False,
         )
+    if summary.failed or summary.faults:
         raise SystemExit(1)
 
 
@@ -241,5 +257,5 @@ def feedback(run_ref: str, out: Path | None, append_turn: bool, control: bool, q
     for note in result.notes:
         out_console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
     err_console.print(f"report written to {write_markdown(result, plan.target)}", highlight=False)
-    if run.failed:
+    if run.failed or run.faults:
         raise SystemExit(1)

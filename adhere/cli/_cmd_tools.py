@@ -40,10 +40,37 @@ from adhere.cli._app import (
     help="Records go to LOG_DIR/<trial-id>/calls.jsonl.",
 )
 @click.option("--secret-env", multiple=True, help="Env var whose value is redacted everywhere.")
+@click.option(
+    "--connect-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Seconds to connect to an upstream.  [default: 30]",
+)
+@click.option(
+    "--idle-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Seconds an upstream may stay silent (before its first bytes, between chunks).  "
+    "[default: 900]",
+)
+@click.option(
+    "--total-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Seconds one whole call may take.  [default: 10800]",
+)
 def proxy(
-    host: str, port: int, upstreams: tuple[str, ...], log_dir: Path, secret_env: tuple[str, ...]
+    host: str,
+    port: int,
+    upstreams: tuple[str, ...],
+    log_dir: Path,
+    secret_env: tuple[str, ...],
+    connect_timeout: float | None,
+    idle_timeout: float | None,
+    total_timeout: float | None,
 ) -> None:
-    """Run the recording proxy: forwards /t/<trial>/<upstream>/<api-path> and records every call."""
+    """Run the recording proxy: forwards /t/<trial>/<upstream>/<api-path> and records every call.
+
+    POST /trials/<trial>/settle?grace=S waits until the trial has no call in flight and
+    answers how many calls it started (see docs/proxy.md).
+    """
     from adhere.errors import SecretError, SpecError
     from adhere.observe import JsonlDirSink, ProxyConfig, Upstream, parse_upstream, serve_proxy
 
@@ -52,6 +79,12 @@ def proxy(
     for item in upstreams:
         try:
             upstream, key_env = parse_upstream(item)
+            upstream = dataclasses.replace(
+                upstream,
+                connect_timeout_seconds=connect_timeout or upstream.connect_timeout_seconds,
+                idle_timeout_seconds=idle_timeout or upstream.idle_timeout_seconds,
+                timeout_seconds=total_timeout or upstream.timeout_seconds,
+            )
         except ValueError as exc:
             raise SpecError(str(exc), field="--upstream") from None
         if key_env is not None:

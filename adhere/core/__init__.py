@@ -5,12 +5,14 @@ as a :class:`Trial` (model × scaffold × instance × repeat, with a stable id);
 model saw and did becomes a :class:`Trajectory` (:class:`ChatMessage` turns, source
 spans); checks are decided as :class:`Verdict` s; suites that need work outside the
 pure core ask for :class:`EvidenceRequest` s (:class:`SandboxRun`, :class:`RuffRun`).
-Pure data and validation only: nothing here does I/O.
+:func:`plain_text` strips terminal escapes from text kept in results. Pure data and
+validation only: nothing here does I/O.
 """
 
 from adhere.core._base import SpecModel
 from adhere.core._chat import ChatMessage, ToolCall, ToolSpec, Usage, conversation_digest
 from adhere.core._evidence import Evidence, EvidenceRequest, EvidenceStatus, RuffRun, SandboxRun
+from adhere.core._text import plain_text
 from adhere.core._types import (
     SYSTEM_INDEX,
     TOOLS_INDEX,
@@ -56,4 +58,5 @@ __all__ = [
     "VerifierRef",
     "Workspace",
     "conversation_digest",
+    "plain_text",
 ]

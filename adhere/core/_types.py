@@ -177,15 +177,28 @@ class Verdict(CoreModel):
     details: dict[str, Any] = Field(default_factory=dict)
 
 
-TrialStatus = Literal["ok", "error"]
+TrialStatus = Literal["ok", "error", "upstream_fault"]
 
 
 class TrialResult(CoreModel):
     """The record that marks a trial finished (written last, atomically).
 
-    ``status`` is ``error`` when the trial could not produce a trajectory (endpoint
-    unreachable, scaffold crashed, timeout); its checks are then recorded as ``error``
-    verdicts so the instance counts as not passed — never skipped, never a pass.
+    ``status``:
+
+    - ``ok`` — the trial ran; its checks are scored.
+    - ``error`` — the trial could not produce a trajectory (scaffold crashed or timed
+      out, no model call, a request the endpoint refused); its checks are recorded
+      as ``error`` verdicts so the instance counts as not passed — never skipped,
+      never a pass.
+    - ``upstream_fault`` — the model service failed a call and the scaffold did not
+      recover (unreachable, timeout, 429 or 5xx after the client's retries, a cut
+      stream; see ``adhere.runner._faults``). Not the agent's doing: no verdicts,
+      left out of the rates, counted apart, retried under the Rollout's
+      ``maxRetries``.
+
+    ``outcomes`` counts the trial's calls per outcome other than ``ok`` (model-side
+    outcomes such as ``refusal``, upstream faults such as ``timeout``; see
+    ``docs/proxy.md``); results written before it existed read as ``{}``.
     """
 
     trial: Trial
@@ -199,3 +212,4 @@ class TrialResult(CoreModel):
     calls: int = Field(default=0, ge=0)
     input_tokens: int = Field(default=0, ge=0)
     output_tokens: int = Field(default=0, ge=0)
+    outcomes: dict[str, int] = Field(default_factory=dict)

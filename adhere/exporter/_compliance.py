@@ -87,6 +87,12 @@ def add_compliance(
             labels,
             r.trial_errors,
         )
+        families.set(
+            "adhere_trial_upstream_faults",
+            "Finished trials the model service failed (not scored, not the agent's doing).",
+            labels,
+            r.upstream_faults,
+        )
     verdicts: Counter[tuple[str, str, str]] = Counter()
     for trial in trials:
         for verdict in trial.verdicts:

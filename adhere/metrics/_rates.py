@@ -7,8 +7,10 @@ For one trial with verdicts V, the applicable items are those not ``n/a`` (K_i);
 * CSR (check success rate) = mean over trials of (passed items / applicable items).
 
 Trials with no applicable item are left out of both rates and counted apart. A trial
-that failed to run carries ``error`` verdicts for all its checks, so it lowers both
-rates and is also counted in ``trial_errors``.
+that failed to run (status ``error``) carries ``error`` verdicts for all its checks,
+so it lowers both rates and is also counted in ``trial_errors``. A trial the model
+service failed (status ``upstream_fault``) is not the agent's doing: it is left out
+of both rates, whatever verdicts it has, and counted in ``upstream_faults``.
 """
 
 from __future__ import annotations
@@ -61,6 +63,10 @@ class ScoredTrial:
     keys: Mapping[str, Any]
     status: str
     verdicts: Sequence[Verdict]
+    outcomes: Mapping[str, int] = field(default_factory=dict)
+    """The trial's calls per outcome other than ``ok`` (``TrialResult.outcomes``)."""
+    calls: int = 0
+    """How many model calls the trial made."""
 
 
 @dataclass
@@ -72,6 +78,7 @@ class Rates:
     isr: float | None = None
     csr: float | None = None
     trial_errors: int = 0
+    upstream_faults: int = 0
     items: int = 0
     items_passed: int = 0
     categories: Counter[str] = field(default_factory=Counter)
@@ -84,6 +91,9 @@ def rates(trials: Iterable[ScoredTrial]) -> Rates:
     rate_sum = 0.0
     for trial in trials:
         out.trials += 1
+        if trial.status == "upstream_fault":
+            out.upstream_faults += 1
+            continue
         if trial.status != "ok":
             out.trial_errors += 1
         score = score_trial(trial.verdicts)

@@ -6,8 +6,10 @@ Trajectory, and the tagger labels which spans came from which instruction source
 """
 
 from adhere.observe._normalize import Truncation, normalize, thread_calls
+from adhere.observe._outcomes import MODEL_OUTCOMES, UPSTREAM_FAULTS, call_outcome, outcome_of
 from adhere.observe._proxy import RecordingProxy, serve_proxy
 from adhere.observe._proxy_config import ProxyConfig, RecordSink, Upstream, parse_upstream
+from adhere.observe._proxy_inflight import DEFAULT_SETTLE_SECONDS, Settled
 from adhere.observe._proxy_sinks import JsonlDirSink, MemorySink
 from adhere.observe._redact import Redactor, redact
 from adhere.observe._show import render_trajectory
@@ -15,18 +17,24 @@ from adhere.observe._tagging import DEFAULT_RULES, FileRule, find_text, sources_
 
 __all__ = [
     "DEFAULT_RULES",
+    "DEFAULT_SETTLE_SECONDS",
     "FileRule",
     "JsonlDirSink",
+    "MODEL_OUTCOMES",
     "MemorySink",
     "ProxyConfig",
     "RecordSink",
     "RecordingProxy",
     "Redactor",
+    "Settled",
     "Truncation",
+    "UPSTREAM_FAULTS",
     "Upstream",
+    "call_outcome",
     "find_text",
     "normalize",
     "parse_upstream",
+    "outcome_of",
     "redact",
     "render_trajectory",
     "serve_proxy",

@@ -11,8 +11,9 @@ from types import TracebackType
 import aiohttp
 from aiohttp import web
 
-from adhere.observe._proxy_app import SESSION_KEY, create_proxy_app
+from adhere.observe._proxy_app import INFLIGHT_KEY, SESSION_KEY, create_proxy_app
 from adhere.observe._proxy_config import ProxyConfig
+from adhere.observe._proxy_inflight import DEFAULT_SETTLE_SECONDS, InFlight, Settled
 
 __all__ = ["RecordingProxy", "serve_proxy"]
 
@@ -36,6 +37,7 @@ class RecordingProxy:
         self._runner: web.AppRunner | None = None
         self._session: aiohttp.ClientSession | None = None
         self._url: str | None = None
+        self._inflight: InFlight | None = None
 
     @property
     def url(self) -> str:
@@ -50,6 +52,19 @@ class RecordingProxy:
         Append ``/v1`` for clients configured with an OpenAI-style root.
         """
         return f"{self.url}/t/{trial_id}/{upstream}"
+
+    async def settle(self, trial_id: str, grace_seconds: float = DEFAULT_SETTLE_SECONDS) -> Settled:
+        """Wait until the trial has no call in flight, then say how many calls it started.
+
+        Calls still in flight after ``grace_seconds`` are ended (recorded without error
+        when their reply was whole, else cut with an error); every call the trial
+        started is then in the sink, and the trial's numbering restarts at 0. The same
+        as ``POST /trials/<trial-id>/settle?grace=<seconds>``; see
+        ``docs/proxy.md``.
+        """
+        if self._inflight is None:
+            raise RuntimeError("the recording proxy is not running")
+        return await self._inflight.settle(trial_id, grace_seconds)
 
     async def start(self) -> str:
         """Bind and serve; return the base URL."""
@@ -69,6 +84,7 @@ class RecordingProxy:
             await session.close()
             raise
         self._runner, self._session = runner, session
+        self._inflight = app[INFLIGHT_KEY]
         host, port = runner.addresses[0][:2]
         self._url = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
         return self._url
@@ -77,6 +93,7 @@ class RecordingProxy:
         """Stop serving and close upstream connections; a no-op when not running."""
         runner, session = self._runner, self._session
         self._runner = self._session = self._url = None
+        self._inflight = None
         if runner is not None:
             await runner.cleanup()
         if session is not None:

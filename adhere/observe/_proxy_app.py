@@ -4,7 +4,9 @@ Every request under ``/t/<trial-id>/<upstream>/<api-path>`` is forwarded to the
 upstream's base URL plus ``<api-path>`` and the query (less ``key=``), with the
 client's credentials replaced by the upstream's key. The answer is relayed as it
 arrives (chunk by chunk for streams) and, once the call is over, one record is
-built, redacted and handed to the sink. ``GET /healthz`` answers ``{"status": "ok"}``.
+built, redacted and handed to the sink. ``GET /healthz`` answers ``{"status": "ok"}``;
+``POST /trials/<trial-id>/settle?grace=<seconds>`` waits for the trial's calls in flight
+and answers how many calls it started (see :mod:`adhere.observe._proxy_inflight`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from adhere.observe._proxy_http import (
     send_upstream,
     to_client,
 )
+from adhere.observe._proxy_inflight import DEFAULT_SETTLE_SECONDS, InFlight
 from adhere.observe._proxy_record import CallLog
 from adhere.observe._proxy_translate import forward_translated
 from adhere.observe._redact import Redactor
@@ -45,14 +48,18 @@ from adhere.wire import (
     wants_stream,
 )
 
-__all__ = ["SESSION_KEY", "create_proxy_app"]
+__all__ = ["INFLIGHT_KEY", "SESSION_KEY", "create_proxy_app"]
 
 logger = logging.getLogger(__name__)
 
 SESSION_KEY = web.AppKey("adhere_proxy_session", aiohttp.ClientSession)
 """Where the application finds the upstream HTTP session (set by the proxy on start)."""
+INFLIGHT_KEY = web.AppKey("adhere_proxy_inflight", InFlight)
+"""Where the application keeps its calls in flight (to settle trials in process)."""
 
 _ROUTE = re.compile(r"^/t/([^/]*)/([^/]*)(/.*)?$")
+_SETTLE = re.compile(r"^/trials/([^/]*)/settle$")
+_MAX_SETTLE_SECONDS = 600.0
 _MAX_BODY = 256 * 1024 * 1024
 _MAX_CLIENT_KEYS = 16
 _STOPPED = "cancelled: the proxy stopped before the call ended"
@@ -82,6 +89,7 @@ def create_proxy_app(config: ProxyConfig) -> web.Application:
     """The proxy's application; the caller puts a ``ClientSession`` under :data:`SESSION_KEY`."""
     app = web.Application(client_max_size=_MAX_BODY)
     forwarder = _Forwarder(config, lambda: app[SESSION_KEY])
+    app[INFLIGHT_KEY] = forwarder.inflight
     app.router.add_route("*", "/{tail:.*}", forwarder.handle)
     app.on_shutdown.append(forwarder.shutting_down)
     return app
@@ -91,7 +99,7 @@ class _Forwarder:
     def __init__(self, config: ProxyConfig, session: Callable[[], aiohttp.ClientSession]) -> None:
         self._config = config
         self._session = session
-        self._seq: dict[str, int] = {}
+        self.inflight = InFlight()
         self._secrets = [u.api_key for u in config.upstreams.values() if u.api_key]
         self._secrets.extend(config.secrets)
         # Credentials each trial's client sent, newest last: a dummy key seen in one
@@ -107,6 +115,9 @@ class _Forwarder:
         path = request.rel_url.raw_path
         if path == "/healthz" and request.method == "GET":
             return web.json_response({"status": "ok"})
+        settle = _SETTLE.match(path)
+        if settle is not None and request.method == "POST":
+            return await self._settle(settle.group(1), request.query.get("grace"))
         match = _ROUTE.match(path)
         api_path = (match.group(3) or "") if match else path
         api = detect_api(api_path, request.headers, request.query)
@@ -119,20 +130,36 @@ class _Forwarder:
         if upstream is None:
             known = ", ".join(sorted(self._config.upstreams)) or "none"
             return refuse(api, f"unknown upstream {name!r} (known: {known})")
-        seq = self._seq.get(trial, 0)
-        self._seq[trial] = seq + 1
+        seq = self.inflight.next_seq(trial)
         query = request.rel_url.raw_query_string
         log = CallLog(seq, trial, name, api, request.method, api_path, query)
+        self.inflight.begin(log)
         try:
             return await self._forward(request, upstream, log)
         except asyncio.CancelledError:
-            log.error = log.error or _STOPPED
+            if not log.settled:  # a settle sets its own error, or none for a whole reply
+                log.error = log.error or _STOPPED
             raise
         except BaseException as exc:
             log.error = log.error or f"proxy failure: {describe(exc)}"
             raise
         finally:
-            self._finish(log, request)
+            try:
+                self._finish(log, request)
+            finally:
+                self.inflight.end(log)
+
+    async def _settle(self, trial: str, grace: str | None) -> web.Response:
+        if not NAME_PATTERN.fullmatch(trial):
+            return _json_error(400, f"bad trial id {trial!r}: use letters, digits, '.', '_', '-'")
+        try:
+            seconds = DEFAULT_SETTLE_SECONDS if grace is None else float(grace)
+        except ValueError:
+            seconds = -1.0
+        if not 0 <= seconds <= _MAX_SETTLE_SECONDS:
+            return _json_error(400, f"grace must be 0 to {_MAX_SETTLE_SECONDS:g} seconds")
+        settled = await self.inflight.settle(trial, seconds)
+        return web.json_response(settled.to_json())
 
     async def _forward(
         self, request: web.Request, upstream: Upstream, log: CallLog
@@ -150,10 +177,11 @@ class _Forwarder:
                     body = json.dumps(log.request, ensure_ascii=False).encode("utf-8")
             return await self._relay(request, upstream, log, body, relay)
         except ClientGone as gone:
-            log.error = _STOPPED if self._stopping else f"the client went away: {gone}"
+            if not log.reply_ended():  # a client leaving after the whole reply is fine
+                log.error = _STOPPED if self._stopping else f"the client went away: {gone}"
             return _failed(request, relay.response, log, 499)
-        except TimeoutError:
-            log.error = f"upstream timed out after {upstream.timeout_seconds:g}s"
+        except TimeoutError as exc:
+            log.error = upstream.timeout_error(exc)
             return _failed(request, relay.response, log, 504)
         except aiohttp.ClientError as exc:
             answered = log.status if log.translated is None else log.translated.status
@@ -168,7 +196,7 @@ class _Forwarder:
         query = upstream_query(log.query)
         url = upstream.base_url + log.path + (f"?{query}" if query else "")
         headers = _outgoing_headers(request.headers, upstream_auth(log.api, upstream.api_key))
-        timeout = aiohttp.ClientTimeout(total=upstream.timeout_seconds)
+        timeout = upstream.client_timeout()
         session = self._session()
         async with await send_upstream(
             session, request.method, url, body, headers, timeout
@@ -186,6 +214,8 @@ class _Forwarder:
                     log.first_bytes()
                     log.body.extend(chunk)
                     await to_client(response.write(chunk))
+                    if log.stream_final():
+                        break  # the last event is relayed: an upstream may keep the line open
             else:
                 async for chunk in answer.content.iter_any():
                     log.first_bytes()
@@ -229,8 +259,11 @@ def _failed(
     log.finish()
     if response is not None and response.prepared:
         return cut(request, response)
-    assert log.error is not None
-    return refuse(log.api, log.error, status)
+    return refuse(log.api, log.error or "the call failed", status)
+
+
+def _json_error(status: int, message: str) -> web.Response:
+    return web.json_response({"error": {"message": message}}, status=status)
 
 
 def _outgoing_headers(incoming: CIMultiDictProxy[str], auth: Mapping[str, str]) -> CIMultiDict[str]:

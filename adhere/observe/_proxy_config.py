@@ -7,15 +7,35 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
+import aiohttp
+
 from adhere.artifacts import ProxyCall
 from adhere.wire import Api, Controls
 
-__all__ = ["NAME_PATTERN", "ProxyConfig", "RecordSink", "Upstream", "parse_upstream"]
+__all__ = [
+    "CONNECT_TIMEOUT_SECONDS",
+    "IDLE_TIMEOUT_SECONDS",
+    "NAME_PATTERN",
+    "ProxyConfig",
+    "RecordSink",
+    "TOTAL_TIMEOUT_SECONDS",
+    "Upstream",
+    "parse_upstream",
+]
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 """Trial ids and upstream names: letters, digits, ``.``, ``_``, ``-``; not starting with ``.``."""
 
 _VERSION_SUFFIX = re.compile(r"/v1(?:beta|alpha)?$")
+
+CONNECT_TIMEOUT_SECONDS = 30.0
+"""Default limit on connecting to an upstream (TCP and TLS)."""
+IDLE_TIMEOUT_SECONDS = 900.0
+"""Default limit on upstream's silence: waiting for the answer's first bytes (a slow
+reasoning model may think for many minutes before its first token, and an unstreamed
+answer comes in one piece at the end), or for the next bytes of a stream."""
+TOTAL_TIMEOUT_SECONDS = 3 * 3600.0
+"""Default limit on one whole call: a safety net, never the limit a live stream meets."""
 
 
 class RecordSink(Protocol):
@@ -41,7 +61,11 @@ class Upstream:
             expects (``x-api-key``, ``Authorization: Bearer`` or ``x-goog-api-key``);
             ``None`` sends no key. Never shown in ``repr``, never recorded.
         timeout_seconds: Limit on one whole call, from connecting to the end of the
-            response (streams included).
+            response (streams included); generous, as a stream that keeps sending is
+            alive however long it takes.
+        connect_timeout_seconds: Limit on connecting (TCP and TLS).
+        idle_timeout_seconds: Limit on upstream's silence: the wait for the answer's
+            first bytes, and between two reads of the body.
         api: The shape the upstream speaks. ``None`` forwards every call as it came
             (the client speaks the upstream's shape); otherwise a call in another
             shape is translated (:mod:`adhere.wire._translate`) and one in this shape
@@ -55,7 +79,9 @@ class Upstream:
     name: str
     base_url: str
     api_key: str | None = field(default=None, repr=False)
-    timeout_seconds: float = 600
+    timeout_seconds: float = TOTAL_TIMEOUT_SECONDS
+    connect_timeout_seconds: float = CONNECT_TIMEOUT_SECONDS
+    idle_timeout_seconds: float = IDLE_TIMEOUT_SECONDS
     api: Api | None = None
     controls: Controls = field(default_factory=Controls)
     model: str | None = None
@@ -67,10 +93,27 @@ class Upstream:
             )
         if not self.base_url.startswith(("http://", "https://")):
             raise ValueError(f"upstream {self.name!r}: base_url must be an http(s) URL")
-        if self.timeout_seconds <= 0:
-            raise ValueError(f"upstream {self.name!r}: timeout_seconds must be positive")
+        for limit in ("timeout_seconds", "connect_timeout_seconds", "idle_timeout_seconds"):
+            if getattr(self, limit) <= 0:
+                raise ValueError(f"upstream {self.name!r}: {limit} must be positive")
         root = _VERSION_SUFFIX.sub("", self.base_url.rstrip("/"))
         object.__setattr__(self, "base_url", root)
+
+    def client_timeout(self) -> aiohttp.ClientTimeout:
+        """The limits of one call to this upstream, as aiohttp takes them."""
+        return aiohttp.ClientTimeout(
+            total=self.timeout_seconds,
+            sock_connect=self.connect_timeout_seconds,
+            sock_read=self.idle_timeout_seconds,
+        )
+
+    def timeout_error(self, exc: BaseException) -> str:
+        """The record's error for a call that met one of the limits (``exc`` says which)."""
+        if isinstance(exc, aiohttp.ConnectionTimeoutError):
+            return f"upstream timed out after {self.connect_timeout_seconds:g}s connecting"
+        if isinstance(exc, aiohttp.SocketTimeoutError):
+            return f"upstream timed out after {self.idle_timeout_seconds:g}s without data"
+        return f"upstream timed out after {self.timeout_seconds:g}s"
 
 
 _SHAPES = ("anthropic", "openai-chat", "openai-responses", "gemini")
@@ -80,8 +123,9 @@ _EFFORTS = ("minimal", "low", "medium", "high")
 def parse_upstream(text: str) -> tuple[Upstream, str | None]:
     """An upstream from ``NAME=URL[,OPTION=VALUE…]`` (``adhere proxy --upstream``).
 
-    Options: ``key-env`` (returned, not read), ``api``, ``model``, ``timeout``,
+    Options: ``key-env`` (returned, not read), ``api``, ``model``,
     ``max-output-tokens``, ``temperature``, ``reasoning-effort``, ``thinking-budget``.
+    The proxy's time limits are its own options (``--connect-timeout`` …).
 
     Raises:
         ValueError: The text, an option or a value is malformed (the message says which).
@@ -96,7 +140,7 @@ def parse_upstream(text: str) -> tuple[Upstream, str | None]:
         if not sep or not value:
             raise ValueError(f"expected OPTION=VALUE after the URL, got {option!r}")
         given[key] = value
-    known = {"key-env", "api", "model", "timeout", "max-output-tokens", "temperature"}
+    known = {"key-env", "api", "model", "max-output-tokens", "temperature"}
     known |= {"reasoning-effort", "thinking-budget"}
     unknown = sorted(set(given) - known)
     if unknown:
@@ -114,7 +158,6 @@ def parse_upstream(text: str) -> tuple[Upstream, str | None]:
             reasoning_effort=effort,  # type: ignore[arg-type]
             thinking_budget=_number(given, "thinking-budget", int),
         )
-        timeout = _number(given, "timeout", float)
     except ValueError as exc:
         raise ValueError(f"{exc} in {text!r}") from None
     upstream = Upstream(
@@ -123,7 +166,6 @@ def parse_upstream(text: str) -> tuple[Upstream, str | None]:
         api=api,  # type: ignore[arg-type]
         model=given.get("model"),
         controls=controls,
-        timeout_seconds=timeout if timeout is not None else Upstream.timeout_seconds,
     )
     return upstream, given.get("key-env")
 

@@ -2,7 +2,9 @@
 
 The record is an :class:`adhere.artifacts.ProxyCall` (fields in ``docs/proxy.md``);
 what the answer amounted to (the response reassembled, the error, the usage) is read
-by :func:`adhere.wire.read_answer`.
+by :func:`adhere.wire.read_answer`, and the call's outcome by
+:func:`~adhere.observe._outcomes.call_outcome`. While a stream is relayed,
+:meth:`CallLog.stream_final` watches for its final event (:class:`adhere.wire.StreamEnd`).
 """
 
 from __future__ import annotations
@@ -13,14 +15,47 @@ from datetime import UTC, datetime
 from typing import Any
 
 from adhere.artifacts import ProxyCall
+from adhere.core import plain_text
+from adhere.observe._outcomes import call_outcome
 from adhere.observe._redact import Redactor
-from adhere.wire import Api, RecordedAnswer, read_answer
+from adhere.wire import Api, RecordedAnswer, StreamEnd, is_event_stream, read_answer
 
 __all__ = ["CallLog", "UpstreamSide"]
 
 
+class _StreamWatch:
+    """Watches relayed stream bytes for the API's final event (:class:`StreamEnd`)."""
+
+    api: Api
+    content_type: str
+    body: bytearray
+    _end: StreamEnd | None = None
+    _watched: int = 0
+
+    def _watch(self) -> StreamEnd | None:
+        """The stream's end watcher, fed with the bytes relayed since the last look."""
+        if self._end is None:
+            if not is_event_stream(self.content_type):
+                return None
+            self._end = StreamEnd(self.api)
+        if self._watched < len(self.body):
+            self._end.feed(bytes(self.body[self._watched :]))
+            self._watched = len(self.body)
+        return self._end
+
+    def stream_final(self) -> bool:
+        """The API's last stream event has been relayed: nothing more may come."""
+        end = self._watch()
+        return end is not None and end.final
+
+    def reply_ended(self) -> bool:
+        """The reply has been relayed whole (its final event, or a finish reason)."""
+        end = self._watch()
+        return end is not None and end.ended
+
+
 @dataclass
-class UpstreamSide:
+class UpstreamSide(_StreamWatch):
     """What went upstream and came back, for a call translated into the upstream's shape."""
 
     api: Api
@@ -45,13 +80,13 @@ class UpstreamSide:
             "status": self.status,
             "response": redactor.value(answer.response),
             "sse_events": answer.sse_events,
-            "error": redactor.text(answer.error) if answer.error is not None else None,
+            "error": plain_text(redactor.text(answer.error)) if answer.error is not None else None,
             "usage": answer.usage,
         }
 
 
 @dataclass
-class CallLog:
+class CallLog(_StreamWatch):
     """What the proxy saw of one call while forwarding it (unredacted; never stored as is).
 
     Attributes:
@@ -74,6 +109,8 @@ class CallLog:
         answered: What ``body`` amounts to, when the translation knows it already.
         upstream_error: Why the upstream side of a translated call failed (the
             client's side may have been answered with a translated error).
+        settled: The call was still in flight when its trial was settled, and was
+            ended then (see :class:`~adhere.observe._proxy_inflight.InFlight`).
     """
 
     seq: int
@@ -96,6 +133,7 @@ class CallLog:
     translated: UpstreamSide | None = None
     answered: RecordedAnswer | None = None
     upstream_error: str | None = None
+    settled: bool = False
 
     def first_bytes(self) -> None:
         """Note the arrival of the first response bytes (only the first call counts)."""
@@ -115,6 +153,7 @@ class CallLog:
         if answer is None or self.error is not None:
             body = bytes(self.body)
             answer = read_answer(self.api, self.status, self.content_type, body, self.error)
+        error = plain_text(redactor.text(answer.error)) if answer.error is not None else None
         return ProxyCall(
             seq=self.seq,
             trial=self.trial,
@@ -128,11 +167,12 @@ class CallLog:
             status=self.status,
             response=redactor.value(answer.response),
             sse_events=answer.sse_events,
-            error=redactor.text(answer.error) if answer.error is not None else None,
+            error=error,
             started_at=self.started_at,
             duration_seconds=self.ended - self.began,
             ttfb_seconds=self.ttfb_seconds,
             usage=answer.usage,
+            outcome=call_outcome(self.api, self.status, answer.response, answer.error),
             upstream_call=None
             if self.translated is None
             else self.translated.record(redactor, self.upstream_error or self.error),

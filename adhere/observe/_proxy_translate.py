@@ -71,7 +71,7 @@ async def forward_translated(
     keepalive: asyncio.Task[None] | None = None
     retry_after: str | None = None
     try:
-        timeout = aiohttp.ClientTimeout(total=upstream.timeout_seconds)
+        timeout = upstream.client_timeout()
         url = upstream.base_url + plan.path
         async with await send_upstream(session, "POST", url, data, headers, timeout) as answer:
             side.status = answer.status
@@ -87,6 +87,8 @@ async def forward_translated(
             async for chunk in answer.content.iter_any():
                 log.first_bytes()
                 side.body.extend(chunk)
+                if side.stream_final():
+                    break  # the last event arrived: an upstream may keep the line open
     finally:
         if keepalive is not None:
             keepalive.cancel()

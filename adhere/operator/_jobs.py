@@ -147,7 +147,7 @@ def _proxy_container(model: ModelSpec, config: OperatorConfig) -> dict[str, Any]
 
 def upstream_options(endpoint: Endpoint) -> list[tuple[str, str]]:
     """The sidecar proxy's ``--upstream`` options for ``endpoint`` (shape, model, controls)."""
-    options = [("api", endpoint.wire_api), ("timeout", f"{endpoint.limits.timeout_seconds:g}")]
+    options = [("api", endpoint.wire_api)]
     if "," not in endpoint.model:
         options.append(("model", endpoint.model))
     controls = endpoint.controls

@@ -22,19 +22,23 @@ from adhere.report._document import ISSUE_COLUMNS, Report
 
 
 class RichProgress:
-    """A progress bar with done/total, ok and failed counts, elapsed time and ETA."""
+    """A progress bar with done/total, ok, failed and upstream-fault counts, time and ETA."""
 
     def __init__(self, console: Console, description: str = "trials") -> None:
         self.console = console
         self.description = description
         self.ok = 0
         self.failed = 0
+        self.faults = 0
         self.skipped = 0
         self._progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("[green]{task.fields[ok]} ok[/] [red]{task.fields[failed]} failed[/]"),
+            TextColumn(
+                "[green]{task.fields[ok]} ok[/] [red]{task.fields[failed]} failed[/] "
+                "[magenta]{task.fields[faults]} upstream faults[/]"
+            ),
             TextColumn("[dim]{task.fields[skipped]} already done[/]"),
             TimeElapsedColumn(),
             TextColumn("ETA"),
@@ -55,17 +59,27 @@ class RichProgress:
         """Show the bar with already-finished trials counted."""
         self.skipped = skipped
         self._task = self._progress.add_task(
-            self.description, total=total, completed=skipped, ok=0, failed=0, skipped=skipped
+            self.description,
+            total=total,
+            completed=skipped,
+            ok=0,
+            failed=0,
+            faults=0,
+            skipped=skipped,
         )
 
     def finished(self, trial: Trial, result: TrialResult) -> None:
         """Advance the bar by one trial."""
         if result.status == "ok":
             self.ok += 1
+        elif result.status == "upstream_fault":
+            self.faults += 1
         else:
             self.failed += 1
         if self._task is not None:
-            self._progress.update(self._task, advance=1, ok=self.ok, failed=self.failed)
+            self._progress.update(
+                self._task, advance=1, ok=self.ok, failed=self.failed, faults=self.faults
+            )
 
 
 def report_table(report: Report) -> Table:
@@ -78,7 +92,15 @@ def report_table(report: Report) -> Table:
     first_issue = header.index(ISSUE_COLUMNS[0])
     keys = header[: header.index("trials") + 1]
     table = Table(title=f"{report.rollout} — {report.suite}")
-    columns = [*keys, report.isr_name, report.csr_name, "wrong", "invalid output", "trial errors"]
+    columns = [
+        *keys,
+        report.isr_name,
+        report.csr_name,
+        "wrong",
+        "invalid output",
+        "trial errors",
+        "upstream faults",
+    ]
     for n, column in enumerate(columns):
         table.add_column(
             re.sub(r"(?<=-)|\s+", "\n", column).strip(),
@@ -94,6 +116,7 @@ def report_table(report: Report) -> Table:
             row[first_issue],
             str(sum(int(row[i]) for i in invalid)),
             row[header.index("trial errors")],
+            row[header.index("upstream faults")],
         )
     return table
 
@@ -132,7 +155,7 @@ def breakdown_tables(report: Report) -> list[Table]:
         if "1st side followed" in header:
             continue  # the per-type totals: report.md and report.html have them
         if "trials" not in header or report.isr_name not in header:
-            counts = ("runs", "k", "trials", "items")
+            counts = ("runs", "k", "trials", "items", "calls")
             labels = next((i for i, name in enumerate(header) if name in counts), 1)
             tables.append(_plain(breakdown, labels=labels))
             continue

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from html import escape
 
 from adhere.metrics import Rates, ScoredTrial, Table, group_rates, pct
+from adhere.observe import MODEL_OUTCOMES, UPSTREAM_FAULTS
 from adhere.report._plot import line_plot_svg, scatter_svg
 
 ISSUE_COLUMNS = ("wrong", "missing", "duplicate", "extra", "type_mismatch", "invalid")
@@ -45,6 +46,7 @@ def _row(labels: Sequence[object], r: Rates) -> list[str]:
         pct(r.csr),
         *(str(r.categories.get(c, 0)) for c in ISSUE_COLUMNS),
         str(r.trial_errors),
+        str(r.upstream_faults),
     ]
 
 
@@ -60,7 +62,7 @@ def build_report(
     isr_name, csr_name = metric_names
     scaffolds = {t.keys.get("scaffold") for t in trials}
     group = ["model", "scaffold"] if len(scaffolds) > 1 else ["model"]
-    tail = [isr_name, csr_name, *ISSUE_COLUMNS, "trial errors"]
+    tail = [isr_name, csr_name, *ISSUE_COLUMNS, "trial errors", "upstream faults"]
     summary = Table(
         title="Summary",
         header=[*group, "trials", *tail],
@@ -87,13 +89,53 @@ def build_report(
             "verifiers or a judge panel. Calls and trajectories are recorded in the store."
         )
     report.plots.update(_summary_plots(trials, group, isr_name, csr_name))
-    errors = sum(1 for t in trials if t.status != "ok")
+    errors = sum(1 for t in trials if t.status == "error")
     if errors:
         report.notes.append(
             f"{errors} trial(s) failed to run; their checks count as errors (not passes) "
             "and are listed under 'trial errors', apart from wrong answers."
         )
+    faults = sum(1 for t in trials if t.status == "upstream_fault")
+    if faults:
+        report.notes.append(
+            f"{faults} trial(s) ended as upstream faults (the model service failed a call "
+            "the agent did not recover from: unreachable, timed out, 429/5xx, cut stream); "
+            "they are not scored, left out of the rates and listed under 'upstream faults'."
+        )
+    outcomes = outcome_table(trials, group)
+    if outcomes is not None:
+        report.breakdowns.append(outcomes)
     return report
+
+
+def outcome_table(trials: Sequence[ScoredTrial], group: list[str]) -> Table | None:
+    """Model calls per outcome: model-side ones, and calls the model service failed.
+
+    ``None`` when no call of any trial ended other than in a plain answer (or the
+    results predate per-call outcomes).
+    """
+    if not any(t.outcomes for t in trials):
+        return None
+    rows: dict[tuple[str, ...], list[int]] = {}
+    for trial in trials:
+        key = tuple(str(trial.keys.get(k)) for k in group)
+        row = rows.setdefault(key, [0] * (len(MODEL_OUTCOMES) + 3))
+        row[0] += trial.calls
+        for n, outcome in enumerate(MODEL_OUTCOMES, start=1):
+            row[n] += trial.outcomes.get(outcome, 0)
+        row[-2] += sum(trial.outcomes.get(fault, 0) for fault in UPSTREAM_FAULTS)
+        row[-1] += trial.status == "upstream_fault"
+    return Table(
+        title="Model-side outcomes and upstream faults (model calls)",
+        header=[
+            *group,
+            "calls",
+            *(o.replace("_", " ") for o in MODEL_OUTCOMES),
+            "calls failed upstream",
+            "upstream-fault trials",
+        ],
+        rows=[[*key, *map(str, row)] for key, row in sorted(rows.items())],
+    )
 
 
 def _summary_plots(

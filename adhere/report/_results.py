@@ -101,7 +101,15 @@ def scored_trial(
         run = ConflictRun(keys, stored.result.status, conflict, verdicts)
         sides = side_checks(full)
         verdicts = [v for v in verdicts if v.check_id not in sides]
-    return ScoredTrial(keys=keys, status=stored.result.status, verdicts=verdicts), run
+    result = stored.result
+    scored = ScoredTrial(
+        keys=keys,
+        status=result.status,
+        verdicts=verdicts,
+        outcomes=result.outcomes,
+        calls=result.calls,
+    )
+    return scored, run
 
 
 def _scalar(value: object) -> bool:

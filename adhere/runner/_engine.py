@@ -1,10 +1,13 @@
 """The local engine: run a Rollout's trials with bounded concurrency, resumably.
 
 For each trial: skip it if the store says it finished; otherwise run its scaffold
-against the model client, score the trajectory with the suite, and write calls,
-trajectory, verdicts and — last — the result record. A failing trial is recorded as
-an error (all its checks ``error``) and the run goes on. Ctrl-C or a crash loses at
-most the trials in flight, which the next run re-runs: nothing finished is run twice.
+against the model client, settle its calls with the recording proxy (so every record
+is in), score the trajectory with the suite, and write calls, trajectory, verdicts
+and — last — the result record. A failing trial is recorded as an error (all its
+checks ``error``) and the run goes on. A trial the model service failed (an upstream
+fault, see :mod:`adhere.runner._faults`) is not scored and is run again, up to the
+Rollout's ``maxRetries`` times. Ctrl-C or a crash loses at most the trials in flight,
+which the next run re-runs: nothing finished is run twice.
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from adhere.artifacts import ProxyCall, RolloutStore
-from adhere.core import Instance, Trajectory, Trial, TrialResult, Verdict
+from adhere.core import Instance, Trajectory, Trial, TrialResult, Verdict, plain_text
 from adhere.errors import AdhereError
 from adhere.observe import Redactor, normalize, tag_sources
+from adhere.runner._faults import RETRY_BACKOFF_SECONDS, outcome_counts, retry_delay, trial_fault
 from adhere.runner._workspace import changed_files, trial_workspace
 from adhere.scaffolds import ProxyEndpoint, Scaffold, ScaffoldResult, TrialContext, WireApi
 from adhere.suites import Suite
@@ -33,8 +37,12 @@ class CallSource(Protocol):
         """Root URL through the proxy for this trial and upstream."""
         ...
 
-    def take(self, trial_id: str) -> list[ProxyCall]:
-        """Remove and return the trial's call records, in order."""
+    async def take(self, trial_id: str) -> list[ProxyCall]:
+        """Remove and return the trial's call records, in order, once all are recorded.
+
+        Called when the trial's scaffold is done; waits for its calls still in flight
+        (bounded: the proxy ends calls that outlive a grace period).
+        """
         ...
 
 
@@ -85,6 +93,11 @@ class RunSummary:
     ran: int = 0
     ok: int = 0
     failed: int = 0
+    """Trials that ended in an error (not counting upstream faults)."""
+    faults: int = 0
+    """Trials that ended as upstream faults after their retries."""
+    retried: int = 0
+    """In-run retries of upstream faults."""
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
     scoring: Any = None
@@ -117,6 +130,8 @@ class Engine:
         parallelism: int,
         progress: Progress | None = None,
         secrets: Sequence[str] = (),
+        max_retries: int = 0,
+        retry_backoff_seconds: float = RETRY_BACKOFF_SECONDS,
     ) -> None:
         self.store = store
         # The proxy redacts what it records; this covers what the runner writes itself
@@ -132,6 +147,9 @@ class Engine:
         self.cache_dir = cache_dir
         self.parallelism = parallelism
         self.progress = progress or NoProgress()
+        self.max_retries = max_retries
+        """In-run retries of a trial that ended as an upstream fault."""
+        self.retry_backoff_seconds = retry_backoff_seconds
         self.workspaces: dict[str, str] = {}
         """Trial id → its workdir path while it runs (recorded in trajectory meta)."""
 
@@ -162,11 +180,21 @@ class Engine:
                 except asyncio.QueueEmpty:
                     return
                 result = await self.run_trial(trial, attempt)
+                for retry in range(1, self.max_retries + 1):
+                    if result.status != "upstream_fault":
+                        break
+                    await asyncio.sleep(retry_delay(retry, self.retry_backoff_seconds))
+                    self.store.archive_attempt(trial, result.attempt)
+                    result = await self.run_trial(trial, result.attempt + 1)
+                    summary.retried += 1
                 summary.ran += 1
                 if result.status == "ok":
                     summary.ok += 1
                 else:
-                    summary.failed += 1
+                    if result.status == "upstream_fault":
+                        summary.faults += 1
+                    else:
+                        summary.failed += 1
                     if len(summary.errors) < 20:
                         summary.errors.append(
                             f"{trial.model}/{trial.scaffold}/{trial.instance}: {result.error}"
@@ -220,21 +248,24 @@ class Engine:
         """Run one trial and persist everything about it (result last)."""
         instance = self.instances[trial.instance]
         started_at, t0 = _now(), time.monotonic()
-        try:
-            outcome, final_files, error = await self._drive(trial, instance)
-        finally:
-            records = self.calls.take(trial.id)
+        outcome, final_files, error = await self._drive(trial, instance)
+        records = await self.calls.take(trial.id)
         trajectory = self._trajectory(trial, instance, records, outcome, final_files)
+        fault = trial_fault(records, scaffold_failed=error is not None)
+        if fault is not None and error is not None:
+            fault = f"{fault}; the scaffold: {error}"
         if error is None and not records:
             error = "the scaffold made no model call"
         verdicts: list[Verdict] = []
-        if error is None:
+        if error is None and fault is None:
             try:
                 verdicts = self.suite_for(instance.suite).score(instance, trajectory)
             except AdhereError as exc:
                 error = f"scoring failed: {type(exc).__name__}: {exc}"
-        if error is not None:
-            error = self.redactor.text(error)
+        if fault is not None:
+            error = plain_text(self.redactor.text(fault))[:1000]  # not scored: no verdicts
+        elif error is not None:
+            error = plain_text(self.redactor.text(error))
             verdicts = error_verdicts(instance, error)
         self.store.write_calls(trial, (r.to_json_dict() for r in records))
         self.store.write_trajectory(
@@ -248,7 +279,7 @@ class Engine:
         result = TrialResult(
             trial=trial,
             trial_id=trial.id,
-            status="ok" if error is None else "error",
+            status="ok" if error is None else "upstream_fault" if fault else "error",
             error=error,
             attempt=attempt,
             started_at=started_at,
@@ -257,6 +288,7 @@ class Engine:
             calls=len(records),
             input_tokens=sum(int(u.get("input_tokens", 0)) for u in usage),
             output_tokens=sum(int(u.get("output_tokens", 0)) for u in usage),
+            outcomes=outcome_counts(records),
         )
         self.store.write_result(result)
         return result
@@ -295,7 +327,7 @@ def _describe_failure(outcome: ScaffoldResult) -> str:
         if turn.timed_out:
             return f"turn {number} timed out after {turn.seconds:.0f}s"
         if turn.exit_code != 0:
-            tail = (turn.stderr_tail or turn.stdout_tail).strip().splitlines()[-3:]
+            tail = plain_text(turn.stderr_tail or turn.stdout_tail).strip().splitlines()[-3:]
             return f"turn {number} exited with {turn.exit_code}: {' / '.join(tail)}"[:500]
     return "the scaffold failed"
 
@@ -309,8 +341,8 @@ def _outcome_json(outcome: ScaffoldResult) -> dict[str, Any]:
                 "exit_code": t.exit_code,
                 "timed_out": t.timed_out,
                 "seconds": round(t.seconds, 3),
-                "stdout_tail": t.stdout_tail,
-                "stderr_tail": t.stderr_tail,
+                "stdout_tail": plain_text(t.stdout_tail),
+                "stderr_tail": plain_text(t.stderr_tail),
             }
             for t in outcome.turns
         ],

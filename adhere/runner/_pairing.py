@@ -90,13 +90,16 @@ def describe_pairings(found: list[Pairing]) -> list[str]:
 
 
 def upstream_for(name: str, endpoint: Endpoint, base_url: str, key: str | None) -> Upstream:
-    """The proxy's upstream for a model: its URL, key, shape, timeout and controls."""
+    """The proxy's upstream for a model: its URL, key, shape and controls.
+
+    The proxy's time limits keep their defaults, which fit slow reasoning models
+    (``docs/proxy.md``, "Limits"); ``limits.timeoutSeconds`` bounds adhere's own clients.
+    """
     controls = endpoint.controls
     return Upstream(
         name=name,
         base_url=base_url,
         api_key=key,
-        timeout_seconds=endpoint.limits.timeout_seconds,
         api=upstream_api(endpoint),
         controls=Controls(
             max_output_tokens=controls.max_output_tokens,

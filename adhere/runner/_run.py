@@ -21,8 +21,16 @@ from adhere.artifacts import ProxyCall, RolloutStore, StoreVerdictCache
 from adhere.core import Instance, Trial
 from adhere.errors import SpecError
 from adhere.models import Served, provider_for, resolve_api_key, serve_providers
-from adhere.observe import MemorySink, ProxyConfig, RecordingProxy, Redactor, Upstream
+from adhere.observe import (
+    DEFAULT_SETTLE_SECONDS,
+    MemorySink,
+    ProxyConfig,
+    RecordingProxy,
+    Redactor,
+    Upstream,
+)
 from adhere.runner._engine import Engine, ModelTarget, Progress, RunSummary
+from adhere.runner._faults import RETRY_BACKOFF_SECONDS
 from adhere.runner._pairing import client_api, upstream_for
 from adhere.runner._plan import apply_filters, plan_trials
 from adhere.runner._progress import StoreProgress
@@ -141,7 +149,12 @@ async def serve_judges(stack: AsyncExitStack, panel: JudgePanel | None) -> Serve
 
 
 class ProxyCalls:
-    """The engine's view of the proxy: trial URLs and the records of each trial."""
+    """The engine's view of the proxy: trial URLs and the records of each trial.
+
+    Args:
+        settle_seconds: How long :meth:`take` waits for a trial's calls still in
+            flight before the proxy ends them (see :meth:`RecordingProxy.settle`).
+    """
 
     def __init__(
         self,
@@ -149,18 +162,22 @@ class ProxyCalls:
         sink: MemorySink,
         secrets: list[str],
         served: Served,
+        *,
+        settle_seconds: float = DEFAULT_SETTLE_SECONDS,
     ) -> None:
         self.proxy = proxy
         self.sink = sink
         self.secrets = secrets
         self.served = served
+        self.settle_seconds = settle_seconds
 
     def trial_base_url(self, trial_id: str, upstream: str) -> str:
         """The URL a trial's scaffold calls for ``upstream`` (the proxy's trial prefix)."""
         return self.proxy.trial_base_url(trial_id, upstream)
 
-    def take(self, trial_id: str) -> list[ProxyCall]:
-        """The trial's call records, removed from the proxy's memory."""
+    async def take(self, trial_id: str) -> list[ProxyCall]:
+        """The trial's call records once all are in, removed from the proxy's memory."""
+        await self.proxy.settle(trial_id, self.settle_seconds)
         return self.sink.take(trial_id)
 
 
@@ -210,9 +227,17 @@ async def run_services(
 
 
 async def execute(
-    prepared: Prepared, *, progress: Progress | None = None, scorer: Scorer = score_rollout
+    prepared: Prepared,
+    *,
+    progress: Progress | None = None,
+    scorer: Scorer = score_rollout,
+    retry_backoff_seconds: float = RETRY_BACKOFF_SECONDS,
 ) -> RunSummary:
-    """Run the prepared trials (skipping finished ones), score them with ``scorer``."""
+    """Run the prepared trials (skipping finished ones), score them with ``scorer``.
+
+    A trial that ends as an upstream fault is run again, up to the Rollout's
+    ``maxRetries`` times, ``retry_backoff_seconds`` after the first (doubling).
+    """
     cache_dir = default_cache_dir()
     # progress.json in the store: what `adhere exporter` reports as trials running.
     tracked = StoreProgress(prepared.store, prepared.config.rollout.spec.parallelism, progress)
@@ -234,6 +259,8 @@ async def execute(
             parallelism=prepared.config.rollout.spec.parallelism,
             progress=tracked,
             secrets=calls.secrets,
+            max_retries=prepared.config.rollout.spec.max_retries,
+            retry_backoff_seconds=retry_backoff_seconds,
         )
         summary = await engine.run(prepared.trials)
         tracked.write("scoring", force=True)

@@ -39,7 +39,7 @@ from adhere.artifacts import SPECS, ProxyCall, RolloutStore, StoreVerdictCache
 from adhere.core import Instance, Trial, TrialResult
 from adhere.errors import SpecError, StoreError
 from adhere.models import provider_for
-from adhere.observe import JsonlDirSink, Redactor
+from adhere.observe import DEFAULT_SETTLE_SECONDS, JsonlDirSink, Redactor
 from adhere.runner._engine import Engine, ModelTarget
 from adhere.runner._pairing import client_api
 from adhere.runner._plan import apply_filters, plan_trials
@@ -131,31 +131,72 @@ def prepare_rollout(config: RunConfig, *, store_uri: str, secrets: Sequence[str]
 class DirCalls:
     """The engine's view of a sidecar proxy: its URL, and the call log it writes.
 
-    The proxy appends a call's record just after answering it, so :meth:`take`
-    waits until the records' sequence numbers are contiguous and their count has
-    stopped changing (at most ``settle_seconds``).
+    The proxy records a call when it ends, which may be after the client has its
+    answer. So :meth:`take` first settles the trial with the proxy
+    (``POST /trials/<trial>/settle``): the proxy waits until none of the trial's
+    calls is in flight (ending those that outlive ``settle_seconds``) and answers how
+    many calls the trial started; then :meth:`take` reads the call log until it holds
+    that many records (at most ``read_seconds``). A proxy without that endpoint (an
+    older sidecar image) gets the old wait: until the records' sequence numbers are
+    contiguous and their count has stopped changing.
+
+    Args:
+        proxy_url: The sidecar's base URL.
+        calls_dir: Where it writes ``<trial>/calls.jsonl``.
+        settle_seconds: Grace the proxy gives calls still in flight.
+        read_seconds: How long to wait for the records the proxy announced.
     """
 
-    def __init__(self, proxy_url: str, calls_dir: Path, *, settle_seconds: float = 3.0) -> None:
+    def __init__(
+        self,
+        proxy_url: str,
+        calls_dir: Path,
+        *,
+        settle_seconds: float = DEFAULT_SETTLE_SECONDS,
+        read_seconds: float = 5.0,
+    ) -> None:
         self.proxy_url = proxy_url.rstrip("/")
         self.sink = JsonlDirSink(calls_dir)
         self.settle_seconds = settle_seconds
+        self.read_seconds = read_seconds
 
     def trial_base_url(self, trial_id: str, upstream: str) -> str:
         """Root URL through the proxy for this trial and upstream."""
         return f"{self.proxy_url}/t/{trial_id}/{upstream}"
 
-    def take(self, trial_id: str) -> list[ProxyCall]:
-        """The trial's records once they have settled, in ``seq`` order."""
-        deadline = time.monotonic() + self.settle_seconds
+    async def take(self, trial_id: str) -> list[ProxyCall]:
+        """The trial's records once all are written, in ``seq`` order."""
+        expected = await self._settle(trial_id)
+        deadline = time.monotonic() + self.read_seconds
         seen = -1
         while True:
             records = self.sink.read(trial_id)
-            contiguous = [r.seq for r in records] == list(range(len(records)))
-            if (contiguous and len(records) == seen) or time.monotonic() >= deadline:
+            if expected is not None:
+                done = len(records) >= expected
+            else:
+                contiguous = [r.seq for r in records] == list(range(len(records)))
+                done = contiguous and len(records) == seen
+            if done or time.monotonic() >= deadline:
                 return records
             seen = len(records)
-            time.sleep(0.1)
+            await asyncio.sleep(0.1)
+
+    async def _settle(self, trial_id: str) -> int | None:
+        """How many calls the trial started, once none is in flight; ``None``: unknown."""
+        url = f"{self.proxy_url}/trials/{trial_id}/settle"
+        limit = aiohttp.ClientTimeout(total=self.settle_seconds + 30)
+        try:
+            async with aiohttp.ClientSession() as session:
+                async with session.post(
+                    url, params={"grace": f"{self.settle_seconds:g}"}, timeout=limit
+                ) as response:
+                    if response.status != 200:
+                        return None
+                    answer = await response.json()
+        except (aiohttp.ClientError, TimeoutError, ValueError):
+            return None
+        calls = answer.get("calls") if isinstance(answer, dict) else None
+        return calls if isinstance(calls, int) and not isinstance(calls, bool) else None
 
 
 async def wait_for_proxy(url: str, timeout: float = PROXY_WAIT_SECONDS) -> None:

@@ -2,7 +2,10 @@
 
 The trial's :class:`ProxyEndpoint` becomes a model-client :class:`Endpoint`: the
 ``openai-chat`` shape gets an OpenAI client at ``base_url + /v1``, ``anthropic`` an
-Anthropic client at ``base_url``; it retries as the model endpoint's limits say. The
+Anthropic client at ``base_url``; it retries as the model endpoint's limits say. One
+attempt may take as long as a slow reasoning model needs (:data:`REQUEST_TIMEOUT`):
+the recording proxy cuts a call whose upstream stays silent (its idle limit), and the
+trial's budget bounds the whole trial. The
 dummy key is handed over through a private environment mapping, never through the
 process environment. The proxy records every call, including each retry the client
 makes (as a CLI would retry).
@@ -20,10 +23,12 @@ from adhere.spec import Endpoint, Limits, SecretSource
 __all__ = ["client_endpoint", "open_trial_client"]
 
 _KEY_VARIABLE = "ADHERE_TRIAL_API_KEY"
+REQUEST_TIMEOUT = 3 * 3600.0
+"""Limit on one attempt of an in-process scaffold's call (the proxy's whole-call limit)."""
 
 
 def client_endpoint(
-    proxy: ProxyEndpoint, *, max_tokens: int | None = None, request_timeout: float = 600.0
+    proxy: ProxyEndpoint, *, max_tokens: int | None = None, request_timeout: float = REQUEST_TIMEOUT
 ) -> Endpoint:
     """The model-client endpoint for ``proxy``.
 

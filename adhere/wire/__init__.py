@@ -30,6 +30,11 @@ module                  what it does                                      used b
                         :func:`translate_answer`)
 ``_reassemble*``        a recorded stream back into the non-streaming     recording proxy
                         response (through :func:`read_answer`)
+``_stream_end``         whether a relayed stream's final event passed     recording proxy
+                        (:class:`StreamEnd`)
+``_outcome``            the model-side outcome of an answer: context      recording proxy,
+                        length, refusal, output cap, empty                reports
+                        (:func:`reply_outcome`)
 ``_decode*``            a recorded call into neutral messages             normalizer
                         (:func:`decode_call`)
 ======================  ================================================  =================
@@ -51,6 +56,7 @@ from adhere.wire._client_codec import ParsedReply, Wire
 from adhere.wire._decode import CallView, RecordedCall, decode_call
 from adhere.wire._exchange import ChatRequest, Conversation, Reply, call_id, is_freeform
 from adhere.wire._json import StreamFailure, WireFormatError, parse_json_object
+from adhere.wire._outcome import MODEL_OUTCOMES, reply_outcome
 from adhere.wire._reassemble_base import Api
 from adhere.wire._recorded import RecordedAnswer, parse_body, read_answer
 from adhere.wire._sampling import Controls, Sampling, apply_controls, read_sampling, stop_of
@@ -64,6 +70,7 @@ from adhere.wire._server_codec import (
     reply_usage,
 )
 from adhere.wire._sse import SSE_CONTENT_TYPE, is_event_stream, iter_lines, iter_sse
+from adhere.wire._stream_end import StreamEnd
 from adhere.wire._translate import (
     ClientAnswer,
     LocalAnswer,
@@ -85,6 +92,7 @@ __all__ = [
     "Conversation",
     "DecodedRequest",
     "LocalAnswer",
+    "MODEL_OUTCOMES",
     "Outgoing",
     "ParsedReply",
     "Plan",
@@ -93,6 +101,8 @@ __all__ = [
     "Reply",
     "Sampling",
     "StopReason",
+    "SSE_CONTENT_TYPE",
+    "StreamEnd",
     "StreamFailure",
     "Target",
     "Wire",
@@ -115,6 +125,7 @@ __all__ = [
     "plan_call",
     "read_answer",
     "read_sampling",
+    "reply_outcome",
     "reply_usage",
     "stop_of",
     "translate_answer",

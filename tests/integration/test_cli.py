@@ -44,15 +44,18 @@ def test_unknown_field_and_missing_benchmark(tmp_path: Path, write_specs) -> Non
     assert "spec.benchmark: Benchmark 'nope' not found" in proc.stderr.replace("\n", "")
 
 
-def test_failed_trials_give_exit_status_1_and_a_report(tmp_path: Path, write_specs) -> None:
+def test_upstream_faults_give_exit_status_1_and_a_report(tmp_path: Path, write_specs) -> None:
     limits = ", limits: {maxRetries: 0, timeoutSeconds: 2}"
-    path = write_specs(
-        bench_yaml(), rollout_yaml(model("down", "m", base="http://127.0.0.1:9/v1", extra=limits))
-    )
+    down = model("down", "m", base="http://127.0.0.1:9/v1", extra=limits)
+    path = write_specs(bench_yaml(), rollout_yaml(down, max_retries=0))
     proc = run_cli("run", str(path), "--quiet")
     assert proc.returncode == 1
-    assert "12 trial(s) failed" in proc.stderr.replace("\n", " ")
-    assert "│ down " in proc.stdout  # the report still prints, with the errors counted
+    stderr = " ".join(proc.stderr.split())
+    assert "12 ran (0 ok, 0 failed, 12 upstream faults)" in stderr
+    assert "12 trial(s) ended as upstream faults" in stderr
+    assert "upstream unreachable" in stderr  # the first failures are listed
+    assert "│ down " in proc.stdout  # the report still prints, with the faults counted apart
+    assert "12 trial(s) ended as upstream faults" in " ".join(proc.stdout.split())
 
 
 def test_generate_is_reproducible_by_seed(tmp_path: Path) -> None:

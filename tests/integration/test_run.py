@@ -96,33 +96,44 @@ def test_resume_after_kill_loses_nothing_and_runs_nothing_twice(
     assert all(json.loads(p.read_text())["status"] == "ok" for p in results)
 
 
-async def test_unreachable_endpoint_is_recorded_and_the_run_goes_on(
+async def test_an_unreachable_endpoint_is_an_upstream_fault_retried_and_not_scored(
     tmp_path: Path, write_specs
 ) -> None:
     limits = ", limits: {maxRetries: 1, backoffBaseSeconds: 0.01, timeoutSeconds: 2}"
     models = model("good", "oracle") + model(
         "down", "m", base="http://127.0.0.1:9/v1", extra=limits
     )
-    path = write_specs(bench_yaml(), rollout_yaml(models))
+    path = write_specs(bench_yaml(), rollout_yaml(models, max_retries=1))
     prepared = prepare(load_run_config([path]))
-    summary = await execute(prepared)
-    assert (summary.ok, summary.failed) == (12, 12)
+    summary = await execute(prepared, retry_backoff_seconds=0.01)
+    assert (summary.ok, summary.failed, summary.faults, summary.retried) == (12, 0, 12, 12)
     collected = collect(prepared.store)
     down = [t for t in collected.trials if t.keys["model"] == "down"]
-    assert all(t.status == "error" for t in down)
-    assert all(
-        v.result == "error" and "ModelCallError" in v.reasoning for t in down for v in t.verdicts
-    )
+    assert len(down) == 12 and all(t.status == "upstream_fault" for t in down)
+    assert all(t.verdicts == [] for t in down)  # never scored: no pass, no failure
+    assert all(t.outcomes == {"unreachable": 2} for t in down)  # 1 try + 1 client retry
+    result = prepared.store.read_result(next(t for t in prepared.trials if t.model == "down"))
+    assert result is not None and result.attempt == 2
+    assert result.error is not None and result.error.startswith("upstream fault: ")
+    assert "upstream unreachable" in result.error
     rates = rates_by_model(prepared.store)
-    assert rates["good"] == ("100.0%", "100.0%") and rates["down"] == ("0.0%", "0.0%")
+    assert rates["good"] == ("100.0%", "100.0%") and rates["down"] == ("–", "–")
     report = report_for(prepared.store)
+    header = report.summary.header
     row = next(r for r in report.summary.rows if r[0] == "down")
-    assert row[report.summary.header.index("trial errors")] == "12"
-    assert row[report.summary.header.index("wrong")] == "0"  # errors are not wrong answers
-    # Failed trials are retried by the next run; their first attempt is kept aside.
-    summary = await execute(prepare(load_run_config([path])))
-    assert (summary.skipped, summary.ran) == (12, 12)
+    assert row[header.index("upstream faults")] == "12"
+    assert row[header.index("trial errors")] == "0" and row[header.index("wrong")] == "0"
+    assert any("12 trial(s) ended as upstream faults" in note for note in report.notes)
+    outcomes = next(t for t in report.breakdowns if t.title.startswith("Model-side outcomes"))
+    by_model = {r[0]: dict(zip(outcomes.header, r, strict=True)) for r in outcomes.rows}
+    assert by_model["down"]["calls failed upstream"] == "24"
+    assert by_model["down"]["upstream-fault trials"] == "12"
+    assert by_model["good"]["calls failed upstream"] == "0"
+    # The in-run retry kept the first attempt aside; the next run tries again.
     assert len(list((tmp_path / "runs").rglob("attempt-1/result.json"))) == 12
+    summary = await execute(prepare(load_run_config([path])), retry_backoff_seconds=0.01)
+    assert (summary.skipped, summary.ran, summary.faults) == (12, 12, 12)
+    assert len(list((tmp_path / "runs").rglob("attempt-3/result.json"))) == 12
 
 
 async def test_garbage_and_wrong_answers_are_counted_apart(tmp_path: Path, write_specs) -> None:

@@ -68,9 +68,7 @@ def write_rollout(root: Path, api: str) -> Path:
         "apiVersion: adhere.dev/v1alpha1\nkind: Benchmark\nmetadata: {name: b}\n"
         "spec: {suite: octobench, source: {path: instances.jsonl}}\n"
     )
-    scaffolds = "".join(
-        f"    - {{name: {name}, timeoutSeconds: 600}}\n" for name in GROUPS[api]
-    )
+    scaffolds = "".join(f"    - {{name: {name}, timeoutSeconds: 600}}\n" for name in GROUPS[api])
     path = root / f"rollout-{api}.yaml"
     path.write_text(ROLLOUT.format(name=f"real-{api}", api=api, scaffolds=scaffolds))
     return path
@@ -109,4 +107,6 @@ async def test_each_cli_runs_against_the_real_model_in_a_shape_it_does_not_speak
         said = [m.content for m in trajectory.messages if m.role == "assistant" and m.content]
         upstream_text = json.dumps([c["upstream_call"]["response"] for c in answered])
         assert said, (where, result.error)
-        assert any(text[:20] in upstream_text or json.dumps(text)[1:21] in upstream_text for text in said)
+        assert any(
+            text[:20] in upstream_text or json.dumps(text)[1:21] in upstream_text for text in said
+        )

@@ -50,13 +50,19 @@ def write_suite(root: Path, rows: list[dict], workspace: dict[str, str]) -> None
 
 
 def write_rollout(
-    root: Path, models: str, scaffolds: str, *, parallelism: int = 3, name: str = "r"
+    root: Path,
+    models: str,
+    scaffolds: str,
+    *,
+    parallelism: int = 3,
+    name: str = "r",
+    max_retries: int = 2,
 ) -> Path:
     path = root / "rollout.yaml"
     path.write_text(
         f"apiVersion: adhere.dev/v1alpha1\nkind: Rollout\nmetadata: {{name: {name}}}\nspec:\n"
         f"  benchmark: b\n  models:\n{models}  scaffolds: {scaffolds}\n"
-        f"  parallelism: {parallelism}\n  storage: file://./runs\n"
+        f"  parallelism: {parallelism}\n  maxRetries: {max_retries}\n  storage: file://./runs\n"
     )
     return path
 
@@ -70,7 +76,7 @@ def model(
 
 async def run(path: Path):
     prepared = prepare(load_run_config([path]))
-    summary = await execute(prepared)
+    summary = await execute(prepared, retry_backoff_seconds=0.01)
     return prepared, summary
 
 
@@ -216,9 +222,10 @@ async def test_failed_upstream_calls_are_recorded(tmp_path: Path) -> None:
     down = ", limits: {maxRetries: 1, backoffBaseSeconds: 0.01, timeoutSeconds: 2}"
     models = model("flaky", "agent:read,fail_first=1,fail_status=503", extra=limits)
     models += model("down", "m", base="http://127.0.0.1:9", extra=down)
-    prepared, summary = await run(write_rollout(tmp_path, models, "[reference]"))
-    assert (summary.ok, summary.failed) == (1, 1)
+    prepared, summary = await run(write_rollout(tmp_path, models, "[reference]", max_retries=1))
+    assert (summary.ok, summary.failed, summary.faults, summary.retried) == (1, 0, 1, 1)
     flaky, gone = prepared.trials
+    assert list(prepared.store.read_result(flaky).outcomes) == ["server_error"]  # recovered
     calls = prepared.store.read_calls(flaky)
     assert calls[0]["status"] == 503 and calls[1]["status"] == 200
     traj = prepared.store.read_trajectory(flaky)
@@ -228,7 +235,11 @@ async def test_failed_upstream_calls_are_recorded(tmp_path: Path) -> None:
     assert len(calls) >= 2 and all(
         c["status"] is None and "unreachable" in c["error"] for c in calls
     )
-    assert prepared.store.read_result(gone).status == "error"
+    assert all(c["outcome"] == "unreachable" for c in calls)
+    # the model service failed it: an upstream fault, retried once, never scored
+    result = prepared.store.read_result(gone)
+    assert result.status == "upstream_fault" and result.attempt == 2
+    assert prepared.store.read_verdicts(gone) == []
 
 
 async def test_planted_keys_never_reach_a_stored_file(

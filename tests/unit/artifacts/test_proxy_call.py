@@ -23,6 +23,7 @@ RECORD = {
     "duration_seconds": 1.25,
     "ttfb_seconds": 0.5,
     "usage": {"input_tokens": 10, "output_tokens": 2},
+    "outcome": "ok",
 }
 
 
@@ -60,3 +61,9 @@ def test_a_missing_field_or_a_line_that_is_not_json_is_refused():
         ProxyCall.from_json_line("{oops", where="calls.jsonl:1")
     with pytest.raises(SpecError, match="must be a JSON object"):
         ProxyCall.from_json_line("[1]")
+
+
+def test_a_record_written_before_outcome_existed_still_reads():
+    old = {key: value for key, value in RECORD.items() if key != "outcome"}
+    call = ProxyCall.from_json_dict(old)
+    assert call.outcome is None and call.seq == 3

@@ -8,12 +8,12 @@ from adhere.wire import Controls
 
 def test_every_option_is_read():
     upstream, key_env = parse_upstream(
-        "m=http://127.0.0.1:9/v1,key-env=K,api=gemini,model=gem-x,timeout=30,"
+        "m=http://127.0.0.1:9/v1,key-env=K,api=gemini,model=gem-x,"
         "max-output-tokens=64,temperature=0.5,reasoning-effort=high,thinking-budget=2000"
     )
     assert key_env == "K"
     assert (upstream.name, upstream.base_url, upstream.api) == ("m", "http://127.0.0.1:9", "gemini")
-    assert upstream.model == "gem-x" and upstream.timeout_seconds == 30
+    assert upstream.model == "gem-x"
     assert upstream.controls == Controls(
         max_output_tokens=64, temperature=0.5, reasoning_effort="high", thinking_budget=2000
     )
@@ -23,7 +23,7 @@ def test_every_option_is_read():
 def test_a_bare_upstream_forwards_as_it_comes():
     upstream, key_env = parse_upstream("m=https://api.example.com")
     assert key_env is None and upstream.api is None and upstream.controls.empty
-    assert upstream.timeout_seconds == 600
+    assert upstream.timeout_seconds == 10800 and upstream.idle_timeout_seconds == 900
 
 
 @pytest.mark.parametrize(

@@ -113,6 +113,7 @@ def test_a_call_log_becomes_a_redacted_record():
     assert record["response"]["choices"][0]["message"]["content"] == "[redacted]"
     assert record["query"] == "key=[redacted]"
     assert record["error"] == "the stream ended before its final event"
+    assert record["outcome"] == "cut"
     assert record["sse_events"] == 1 and record["usage"] is None
     assert 0 <= record["ttfb_seconds"] <= record["duration_seconds"]
     assert list(record) == [
@@ -133,6 +134,7 @@ def test_a_call_log_becomes_a_redacted_record():
         "duration_seconds",
         "ttfb_seconds",
         "usage",
+        "outcome",
     ]
 
 
