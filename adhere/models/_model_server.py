@@ -156,6 +156,17 @@ def _free_port(host: str) -> int:
         return port
 
 
+def _in_use(host: str, port: int) -> bool:
+    """Whether something listens on ``host:port`` (its ``/health`` would answer for ours)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return True
+        return False
+
+
 def _die_with_parent() -> Callable[[], None] | None:
     """A ``preexec_fn`` making the child get SIGKILL when the starting thread ends (Linux)."""
     try:
@@ -213,8 +224,8 @@ class ModelServer:
         """Launch the server and wait until ``/health`` says ok; return its base URL.
 
         Raises:
-            ModelServerError: Not installed, died at start, or not ready in time (with
-                the tail of the server's log).
+            ModelServerError: Not installed, the port is in use, died at start, or not
+                ready in time (with the tail of the server's log).
         """
         if self._process is not None:
             raise RuntimeError("the model server is already running")
@@ -223,8 +234,9 @@ class ModelServer:
             port = self.settings.port or _free_port(self.settings.host)
             try:
                 return await self._start_on(port)
-            except ModelServerError:
-                lost_race = "bind" in self.log_tail().lower()
+            except ModelServerError as exc:
+                # A free port taken by someone else before the server bound it: try another.
+                lost_race = "in use" in str(exc) or "bind" in self.log_tail().lower()
                 self.stop()
                 if not lost_race or attempt == attempts - 1:
                     raise
@@ -235,6 +247,10 @@ class ModelServer:
 
     async def _start_on(self, port: int) -> str:
         command = self.command(port)
+        if _in_use(self.settings.host, port):
+            raise ModelServerError(
+                f"port {port} on {self.settings.host} is in use; choose another (0: a free one)"
+            )
         bin_dir = str(Path(command[0]).parent)
         env = dict(os.environ)
         env["LD_LIBRARY_PATH"] = os.pathsep.join(
@@ -274,7 +290,7 @@ class ModelServer:
                     async with http.get(f"{url}/health") as reply:
                         body = await reply.json(content_type=None)
                         if reply.status == 200 and isinstance(body, dict):
-                            if body.get("status") == "ok":
+                            if body.get("status") == "ok" and process.poll() is None:
                                 return
                 if time.monotonic() > deadline:
                     raise ModelServerError(

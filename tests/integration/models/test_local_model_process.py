@@ -240,3 +240,16 @@ def test_run_without_an_install_fails_clearly(tmp_path: Path, write_specs) -> No
     assert proc.returncode == 2, proc.stderr
     assert "bash scripts/install-model-server.sh" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+async def test_a_port_in_use_is_refused_not_mistaken_for_the_server(tmp_path: Path) -> None:
+    first = ModelServer(ModelServerSettings(cache=fake_install(tmp_path, "ok")))
+    url = await first.start()
+    try:
+        port = int(url.rsplit(":", 1)[1])
+        second = ModelServer(ModelServerSettings(cache=tmp_path, port=port))
+        with pytest.raises(ModelServerError, match=f"^port {port} on 127.0.0.1 is in use; "):
+            await second.start()
+        assert second.pid is None
+    finally:
+        await first.aclose()
