@@ -40,7 +40,10 @@ async def bare_loop(url: str, bodies: list[dict], concurrency: int) -> tuple[flo
     """Seconds and output tokens of streaming every body, ``concurrency`` at a time."""
     sem = asyncio.Semaphore(concurrency)
     tokens = 0
-    async with httpx.AsyncClient(timeout=600) as http:
+    # The server closes a connection after a streamed reply while announcing
+    # keep-alive: a fresh connection per call (the proxy resends on a closed one).
+    limits = httpx.Limits(max_keepalive_connections=0)
+    async with httpx.AsyncClient(timeout=600, limits=limits) as http:
 
         async def one(body: dict) -> None:
             nonlocal tokens

@@ -225,6 +225,8 @@ def _tools(raw: Any) -> tuple[ToolSpec, ...]:
     for index, item in enumerate(as_list(raw or [], "tools")):
         where = f"tools[{index}]"
         tool = as_object(item, where)
+        if tool.get("type") not in (None, "custom"):
+            continue  # a server tool (web search, code execution …): run by the API itself
         tools.append(
             ToolSpec(
                 name=as_str(require(tool, "name", where), f"{where}.name"),
