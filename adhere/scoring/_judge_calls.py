@@ -18,11 +18,8 @@ def judge_call_record(
     response: ChatResponse | None = None,
     error: BaseException | None = None,
 ) -> JudgeCallRecord:
-    """The record of one judge call: who, how long, tokens, and whether it failed.
-
-    ``cached_input_tokens`` is added when the endpoint reported its prefix-cache hits.
-    """
-    record: JudgeCallRecord = {
+    """The record of one judge call: who, how long, tokens, and whether it failed."""
+    return {
         "judge": judge,
         "model": call.model,
         "started_at": (datetime.now(UTC) - timedelta(seconds=seconds)).isoformat(
@@ -35,6 +32,3 @@ def judge_call_record(
         "ok": error is None,
         "error": type(error).__name__ if error is not None else None,
     }
-    if response is not None and response.usage.cached_input_tokens is not None:
-        record["cached_input_tokens"] = response.usage.cached_input_tokens
-    return record
