@@ -9,17 +9,20 @@ the same run; the figures are what translation adds on top of proxying:
 * latency: one call at a time (``--calls`` each), non-streaming and streaming (a
   ~60-chunk stream read to its end); p50 and p99, and the difference at each;
 * throughput: ``--streams`` concurrent streaming calls (``--throughput-calls`` in
-  all), calls per second, translated / untranslated.
+  all), calls per second, translated / untranslated; ``--rounds`` rounds of the two
+  in turn (the machine's load drifts between runs), each round's ratio and the median.
 
 Set-up as in bench_proxy.py: the policy server in a thread, the proxy in its own
 process writing real JSONL records, httpx in the main thread, all on 127.0.0.1.
 
 Run: uv run python bench/bench_translate.py [--calls N] [--streams N] [--throughput-calls N]
+     [--rounds N]
 """
 
 import argparse
 import asyncio
 import multiprocessing
+import statistics
 import tempfile
 from pathlib import Path
 
@@ -47,6 +50,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--streams", type=int, default=64)
     parser.add_argument("--throughput-calls", type=int, default=1024)
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
 
     context = multiprocessing.get_context("spawn")
@@ -70,11 +74,20 @@ def main() -> None:
                 for name, fraction in (("p50", 0.5), ("p99", 0.99)):
                     b, m = percentile(base, fraction) * 1000, percentile(mine, fraction) * 1000
                     print(f"{mode:<8}{name:>4}{b:>10.2f}{m:>10.2f}{m - b:>10.2f}{m / b:>8.2f}")
-            print(f"\nthroughput, {args.streams} concurrent streams, {args.throughput_calls} calls")
-            base_rate = asyncio.run(throughput(native, args.streams, args.throughput_calls))
-            rate = asyncio.run(throughput(translated, args.streams, args.throughput_calls))
-            print(f"untranslated {base_rate:8.1f} calls/s")
-            print(f"translated   {rate:8.1f} calls/s   ratio {rate / base_rate:.2f}")
+            print(
+                f"\nthroughput, {args.streams} concurrent streams, {args.throughput_calls} calls "
+                f"a run; {args.rounds} rounds, untranslated and translated in turn (calls/s)"
+            )
+            ratios = []
+            for round_ in range(1, args.rounds + 1):
+                base_rate = asyncio.run(throughput(native, args.streams, args.throughput_calls))
+                rate = asyncio.run(throughput(translated, args.streams, args.throughput_calls))
+                ratios.append(rate / base_rate)
+                print(
+                    f"round {round_}: untranslated {base_rate:7.1f}   translated {rate:7.1f}   "
+                    f"ratio {rate / base_rate:.2f}"
+                )
+            print(f"median ratio {statistics.median(ratios):.2f} (min {min(ratios):.2f})")
         finally:
             proxy.terminate()
             proxy.join(30)

@@ -70,7 +70,9 @@ class Outgoing:
     ``request`` is the decoded request being answered, when the codec needs it (the
     Responses API tells free-form tools apart by the tools offered). ``stop`` is why
     the reply ended, in neutral terms; ``None`` derives it from the reply (tool calls
-    or the end of the turn).
+    or the end of the turn). ``whole_deltas`` streams each text, reasoning text and
+    argument string as one delta instead of a model's small pieces: a stream
+    translated whole is sent at once, and pieces would only cost encoding work.
     """
 
     reply: Reply
@@ -80,6 +82,17 @@ class Outgoing:
     usage: Usage
     request: DecodedRequest | None = None
     stop: StopReason | None = None
+    whole_deltas: bool = False
+
+    def text_deltas(self, text: str) -> list[str]:
+        """The stream deltas of a text: a few words each, or the text whole."""
+        if self.whole_deltas:
+            return [text] if text else []
+        return text_pieces(text)
+
+    def argument_deltas(self, text: str) -> list[str]:
+        """The stream fragments of a JSON argument string (at least one, maybe empty)."""
+        return [text] if self.whole_deltas else fragments(text)
 
     def stop_reason(self) -> StopReason:
         """Why the reply ended: :attr:`stop`, else ``tool_calls`` or ``end``."""

@@ -17,7 +17,8 @@ placeholder signature and is not sent back upstream), cache-control marks, serve
 tools (web search and the like are dropped from the tools offered), and non-text
 parts (images, documents: the call is refused with a 400 naming the part).
 Streams are translated whole: the upstream streams, and the client's stream is sent
-once the upstream's has ended (the proxy keeps the connection alive meanwhile).
+once the upstream's has ended (the proxy keeps the connection alive meanwhile), each
+text, reasoning text and argument string in one delta.
 """
 
 from __future__ import annotations
@@ -232,6 +233,7 @@ def translate_answer(
         ),
         request=plan.request,
         stop=stop_of(plan.upstream_api, upstream.response),
+        whole_deltas=True,
     )
     document = codec.reply_body(out)
     if plan.client_api == "gemini" and isinstance(document, list):  # a JSON-array stream

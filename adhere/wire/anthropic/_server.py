@@ -18,7 +18,7 @@ from adhere.wire._json import (
     join_text,
     require,
 )
-from adhere.wire._server_codec import DecodedRequest, Outgoing, Target, fragments, text_pieces
+from adhere.wire._server_codec import DecodedRequest, Outgoing, Target
 from adhere.wire._sse import encode_sse
 from adhere.wire.anthropic._blocks import content_blocks, read_assistant_blocks, read_text_blocks
 
@@ -111,19 +111,19 @@ class AnthropicCodec:
             kind = block["type"]
             if kind == "text":
                 yield event("content_block_start", index=index, content_block=_empty(block))
-                for piece in text_pieces(block["text"]):
+                for piece in out.text_deltas(block["text"]):
                     delta = {"type": "text_delta", "text": piece}
                     yield event("content_block_delta", index=index, delta=delta)
             elif kind == "thinking":
                 yield event("content_block_start", index=index, content_block=_empty(block))
-                for piece in text_pieces(block["thinking"]):
+                for piece in out.text_deltas(block["thinking"]):
                     delta = {"type": "thinking_delta", "thinking": piece}
                     yield event("content_block_delta", index=index, delta=delta)
                 delta = {"type": "signature_delta", "signature": _SIGNATURE}
                 yield event("content_block_delta", index=index, delta=delta)
             else:
                 yield event("content_block_start", index=index, content_block=_empty(block))
-                for fragment in fragments(json.dumps(block["input"], ensure_ascii=False)):
+                for fragment in out.argument_deltas(json.dumps(block["input"], ensure_ascii=False)):
                     delta = {"type": "input_json_delta", "partial_json": fragment}
                     yield event("content_block_delta", index=index, delta=delta)
             yield event("content_block_stop", index=index)

@@ -44,7 +44,7 @@ from adhere.wire._json import (
     join_text,
     require,
 )
-from adhere.wire._server_codec import DecodedRequest, Outgoing, Target, text_pieces
+from adhere.wire._server_codec import DecodedRequest, Outgoing, Target
 from adhere.wire._sse import encode_sse
 
 __all__ = ["GeminiCodec"]
@@ -134,7 +134,7 @@ class GeminiCodec:
         pieces: list[dict[str, Any]] = []
         for part in self._parts(out):
             if "text" in part and part["text"]:
-                pieces.extend({**part, "text": piece} for piece in text_pieces(part["text"]))
+                pieces.extend({**part, "text": piece} for piece in out.text_deltas(part["text"]))
             else:
                 pieces.append(part)
         for index, piece in enumerate(pieces):

@@ -18,7 +18,7 @@ from adhere.wire._json import (
     join_text,
     require,
 )
-from adhere.wire._server_codec import DecodedRequest, Outgoing, Target, fragments, text_pieces
+from adhere.wire._server_codec import DecodedRequest, Outgoing, Target
 from adhere.wire._sse import encode_sse
 from adhere.wire.openai_chat._shared import (
     encode_tool_call,
@@ -113,9 +113,9 @@ class OpenAICodec:
 
         reply = out.reply
         yield chunk({"role": "assistant", "content": ""})
-        for piece in text_pieces(reply.reasoning):
+        for piece in out.text_deltas(reply.reasoning):
             yield chunk({"reasoning_content": piece})
-        for piece in text_pieces(reply.text):
+        for piece in out.text_deltas(reply.text):
             yield chunk({"content": piece})
         for index, call in enumerate(reply.tool_calls):
             opening = {
@@ -125,7 +125,7 @@ class OpenAICodec:
                 "function": {"name": call.name, "arguments": ""},
             }
             yield chunk({"tool_calls": [opening]})
-            for fragment in fragments(_arguments(call)):
+            for fragment in out.argument_deltas(_arguments(call)):
                 yield chunk({"tool_calls": [{"index": index, "function": {"arguments": fragment}}]})
         yield chunk({}, _finish(out))
         if include_usage:

@@ -42,7 +42,7 @@ from adhere.wire._json import (
     join_text,
     require,
 )
-from adhere.wire._server_codec import DecodedRequest, Outgoing, Target, fragments, text_pieces
+from adhere.wire._server_codec import DecodedRequest, Outgoing, Target
 from adhere.wire._sse import encode_sse
 from adhere.wire.openai_chat._shared import openai_error, read_openai_content
 
@@ -107,7 +107,7 @@ class ResponsesCodec:
         yield event("response.in_progress", response=_response(out, "in_progress", [], None))
         items = _items(out)
         for index, item in enumerate(items):
-            for kind, fields in _item_events(item, index):
+            for kind, fields in _item_events(item, index, out):
                 yield event(kind, **fields)
         final = _response(out, "completed", items, out.usage)
         yield event(f"response.{final['status']}", response=final)
@@ -292,7 +292,9 @@ def _items(out: Outgoing) -> list[dict[str, Any]]:
     return items
 
 
-def _item_events(item: dict[str, Any], index: int) -> Iterator[tuple[str, dict[str, Any]]]:
+def _item_events(
+    item: dict[str, Any], index: int, out: Outgoing
+) -> Iterator[tuple[str, dict[str, Any]]]:
     """The stream events of one output item, from ``output_item.added`` to ``.done``."""
     kind, ident = item["type"], item["id"]
     at = {"item_id": ident, "output_index": index}
@@ -307,7 +309,7 @@ def _item_events(item: dict[str, Any], index: int) -> Iterator[tuple[str, dict[s
         )
         empty = {"type": "output_text", "text": "", "annotations": []}
         yield "response.content_part.added", {**at, "content_index": 0, "part": empty}
-        for piece in text_pieces(text):
+        for piece in out.text_deltas(text):
             yield (
                 "response.output_text.delta",
                 {
@@ -324,7 +326,7 @@ def _item_events(item: dict[str, Any], index: int) -> Iterator[tuple[str, dict[s
         yield "response.output_item.added", {"output_index": index, "item": {**item, "summary": []}}
         part = {"type": "summary_text", "text": ""}
         yield "response.reasoning_summary_part.added", {**at, "summary_index": 0, "part": part}
-        for piece in text_pieces(text):
+        for piece in out.text_deltas(text):
             yield (
                 "response.reasoning_summary_text.delta",
                 {
@@ -341,7 +343,7 @@ def _item_events(item: dict[str, Any], index: int) -> Iterator[tuple[str, dict[s
         event = "function_call_arguments" if kind == "function_call" else "custom_tool_call_input"
         opening = {**item, "status": "in_progress", field_name: ""}
         yield "response.output_item.added", {"output_index": index, "item": opening}
-        for fragment in fragments(item[field_name]):
+        for fragment in out.argument_deltas(item[field_name]):
             yield f"response.{event}.delta", {**at, "delta": fragment}
         yield f"response.{event}.done", {**at, field_name: item[field_name]}
     yield "response.output_item.done", {"output_index": index, "item": item}

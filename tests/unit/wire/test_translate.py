@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from adhere.wire import LocalAnswer, WireFormatError, plan_call, translate_answer
+from adhere.wire import LocalAnswer, WireFormatError, plan_call, read_answer, translate_answer
 from adhere.wire._sse import encode_sse
 
 SYSTEM = [{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}]
@@ -133,3 +133,91 @@ def test_an_upstream_error_keeps_its_status_in_the_clients_shape():
     document = json.loads(answer.payload)
     assert document["type"] == "error" and document["error"]["type"] == "rate_limit_error"
     assert document["error"]["message"] == "upstream (gemini): quota exhausted"
+
+
+def _anthropic_stream(text, pieces):
+    """An upstream Messages stream carrying ``text`` in ``pieces`` deltas and one tool call."""
+    step = max(1, len(text) // pieces)
+    events = [
+        (
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {"id": "m", "role": "assistant", "content": [], "usage": {}},
+            },
+        ),
+        (
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text"}},
+        ),
+    ]
+    for start in range(0, len(text), step):
+        delta = {"type": "text_delta", "text": text[start : start + step]}
+        events.append(
+            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta})
+        )
+    tool = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {}}
+    arguments = json.dumps({"path": "a/very/long/path/to/some/file.py", "limit": 200})
+    events += [
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        (
+            "content_block_start",
+            {"type": "content_block_start", "index": 1, "content_block": tool},
+        ),
+        (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 1,
+                "delta": {"type": "input_json_delta", "partial_json": arguments},
+            },
+        ),
+        ("content_block_stop", {"type": "content_block_stop", "index": 1}),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "tool_use"},
+                "usage": {"input_tokens": 3, "output_tokens": 40},
+            },
+        ),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+    return b"".join(encode_sse(json.dumps(data), name) for name, data in events)
+
+
+CLIENT_CALLS = {
+    "openai-chat": ("/v1/chat/completions", ""),
+    "openai-responses": ("/v1/responses", ""),
+    "gemini": ("/v1beta/models/m:streamGenerateContent", "alt=sse"),
+}
+
+
+@pytest.mark.parametrize("client", sorted(CLIENT_CALLS))
+def test_a_translated_stream_carries_each_text_and_arguments_in_one_delta(client):
+    """A stream translated whole is sent at once: its texts are not cut into pieces again,
+    so the client's event count does not grow with the reply's length, and the reply
+    the client reassembles is the upstream's, word for word."""
+    path, query = CLIENT_CALLS[client]
+    request = {
+        "openai-chat": {"model": "m", "messages": [{"role": "user", "content": "hi"}]},
+        "openai-responses": {"model": "m", "input": "hi"},
+        "gemini": {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]},
+    }[client]
+    if client != "gemini":
+        request["stream"] = True
+    plan = plan_call(client, path, query, request, "anthropic")
+    counts, replies = [], []
+    for words in (5, 400):
+        text = " ".join(f"word{n}" for n in range(words))
+        upstream = _anthropic_stream(text, pieces=words)
+        answer = translate_answer(plan, 200, "text/event-stream", upstream, ident="i", created=0)
+        assert answer.payload is not None and answer.client is not None
+        counts.append(answer.client.sse_events)
+        got = read_answer(client, 200, answer.content_type, answer.payload)
+        assert got.error is None
+        replies.append((text, json.dumps(got.response)))
+    assert counts[0] == counts[1]  # 5 words or 400: the same events
+    for text, document in replies:
+        assert text in document  # the whole text, in one piece
+        assert "a/very/long/path/to/some/file.py" in document
