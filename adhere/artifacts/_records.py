@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Literal
+from typing import Literal, NotRequired
 
 from pydantic import TypeAdapter, ValidationError
 from typing_extensions import TypedDict
@@ -50,6 +50,8 @@ class JudgeCallRecord(TypedDict):
         attempts: HTTP attempts the client made (``None`` when the call failed).
         ok: Whether an answer came back.
         error: The exception's type name when it failed (never its message).
+        cached_input_tokens: The part of ``input_tokens`` the endpoint served from its
+            prompt-prefix cache; only present when the endpoint reported it.
     """
 
     judge: str
@@ -61,6 +63,7 @@ class JudgeCallRecord(TypedDict):
     attempts: int | None
     ok: bool
     error: str | None
+    cached_input_tokens: NotRequired[int]
 
 
 class RunProgress(TypedDict, total=False):

@@ -48,15 +48,27 @@ class ChatMessage(_Frozen):
 
 
 class Usage(_Frozen):
-    """Token usage reported by the provider for one call."""
+    """Token usage reported by the provider for one call.
+
+    ``cached_input_tokens`` is the part of ``input_tokens`` the provider served from
+    its prompt (prefix) cache — OpenAI's ``prompt_tokens_details.cached_tokens``,
+    Anthropic's ``cache_read_input_tokens`` — or ``None`` when the reply did not say.
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_input_tokens: int | None = None
 
     def __add__(self, other: Usage) -> Usage:
+        cached = (
+            None
+            if self.cached_input_tokens is None and other.cached_input_tokens is None
+            else (self.cached_input_tokens or 0) + (other.cached_input_tokens or 0)
+        )
         return Usage(
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
+            cached_input_tokens=cached,
         )
 
 

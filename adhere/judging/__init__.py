@@ -54,7 +54,13 @@ from adhere.judging._judge import judge_trial
 from adhere.judging._judge_batches import Grouping, plan_batches, prompt_tokens
 from adhere.judging._judge_call import Ask, JudgeCall
 from adhere.judging._judge_reply import ParsedReply, parse_reply
-from adhere.judging._panel import PanelJudge, PanelResult, majority_vote, run_panel
+from adhere.judging._panel import (
+    PanelJudge,
+    PanelResult,
+    endpoint_key,
+    majority_vote,
+    run_panel,
+)
 from adhere.judging._panel_scores import (
     PanelScore,
     category_trials,
@@ -62,6 +68,7 @@ from adhere.judging._panel_scores import (
     panel_scores,
     scores_by_judge,
 )
+from adhere.judging._prefix import ORDERINGS, Ordering, PrefixGate
 from adhere.judging._prompt import (
     JUDGE_SYSTEM,
     PROMPT_VERSION,
@@ -105,6 +112,8 @@ __all__ = [
     "JudgeCall",
     "MemoryVerdictCache",
     "MergedCheck",
+    "ORDERINGS",
+    "Ordering",
     "Outcome",
     "OutcomeResult",
     "PROMPT_VERSION",
@@ -115,6 +124,7 @@ __all__ = [
     "PanelScore",
     "ParsedReply",
     "Placement",
+    "PrefixGate",
     "PromptItem",
     "ProposedCheck",
     "RankStability",
@@ -130,6 +140,7 @@ __all__ = [
     "category_trials",
     "cohen_kappa",
     "effective_condition",
+    "endpoint_key",
     "exact_match",
     "feedback_items",
     "find_feedback",

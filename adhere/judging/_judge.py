@@ -5,7 +5,9 @@
 1. Checks found in the verdict cache come back without a call.
 2. The rest are cut into batches (:func:`~adhere.judging._judge_batches.plan_batches`)
    and each batch is asked; batches run concurrently (the edge's ``ask`` enforces
-   rate and concurrency limits).
+   rate and concurrency limits), through a :class:`~adhere.judging._prefix.PrefixGate`:
+   the first call goes alone and the others follow once it was answered, so a
+   server's prefix cache holds the transcript they all start with.
 3. A reply is parsed strictly (:func:`~adhere.judging._judge_reply.parse_reply`).
    Usable answers are kept; only the ids that are missing or invalid are asked
    again, with a short note saying what was wrong. A reply that looked cut off is
@@ -40,6 +42,7 @@ from adhere.judging._judge_batches import (
 )
 from adhere.judging._judge_call import Ask, JudgeCall, judge_call_id
 from adhere.judging._judge_reply import ItemAnswer, parse_reply
+from adhere.judging._prefix import PrefixGate
 from adhere.judging._prompt import (
     JUDGE_SYSTEM,
     PROMPT_VERSION,
@@ -69,6 +72,7 @@ async def judge_trial(
     cache: VerdictCache | None = None,
     prompt_version: str = PROMPT_VERSION,
     limits: RenderLimits | None = None,
+    gate: PrefixGate | None = None,
 ) -> list[Verdict]:
     """Judge ``checks`` on ``trajectory`` with one judge; one verdict per check, in order.
 
@@ -85,6 +89,9 @@ async def judge_trial(
         cache: Verdict cache to read and fill; ``None`` disables caching.
         prompt_version: Must be a version this code writes (only ``v1`` today).
         limits: How much of tools, files and sub-conversations to show.
+        gate: Orders the calls (they share the transcript as prompt prefix); a panel
+            passes one gate to all judges of an endpoint. ``None``: a gate of this
+            trial's own, first call alone, then the others at once.
 
     Raises:
         ValueError: Duplicate check ids, an unknown prompt version, or a limit below 1.
@@ -120,6 +127,7 @@ async def judge_trial(
             max_output_tokens=max_output_tokens,
             transcript=render_transcript(trajectory, limits),
             turn_messages=[i for i, m in enumerate(trajectory.messages) if m.role == "assistant"],
+            gate=gate if gate is not None else PrefixGate(),
         )
         batches = plan_batches(
             todo, grouping=grouping, batch_size=batch_size, max_output_tokens=max_output_tokens
@@ -164,6 +172,7 @@ class _Session:
     max_output_tokens: int
     transcript: str
     turn_messages: list[int]
+    gate: PrefixGate
 
     async def run_batch(self, batch: int, items: list[PromptItem]) -> dict[str, Verdict]:
         decided: dict[str, Verdict] = {}
@@ -229,7 +238,8 @@ class _Session:
             attempt=attempt,
         )
         try:
-            reply = await self.ask(call)
+            async with self.gate.call():
+                reply = await self.ask(call)
         except Exception as exc:  # noqa: BLE001 - any failure of the edge is one attempt
             return _Outcome(reasons={"": f"the call failed: {_describe(exc)}"}, replied=False)
         if not isinstance(reply, str):

@@ -1,8 +1,11 @@
 """A panel of judges over one trial, and how their verdicts are combined.
 
 :func:`run_panel` runs every judge concurrently over the trial's judge-bound checks
-(checks without a ``verifier``) and keeps each judge's verdicts. The panel's
-``aggregation`` says how scores are formed:
+(checks without a ``verifier``) and keeps each judge's verdicts. The calls of the
+judges that share an endpoint (:attr:`PanelJudge.endpoint`) go through one
+:class:`~adhere.judging._prefix.PrefixGate` per trial: one call first, the others
+once it was answered, so the endpoint's prefix cache serves them the transcript. The
+panel's ``aggregation`` says how scores are formed:
 
 ``mean`` (the paper's way)
     Each judge's verdicts are scored on their own (ISR, CSR per judge, see
@@ -44,15 +47,17 @@ from adhere.judging._judge_batches import (
     Grouping,
 )
 from adhere.judging._judge_call import Ask
+from adhere.judging._prefix import Ordering, PrefixGate
 from adhere.judging._prompt import PROMPT_VERSION
 from adhere.judging._prompt_transcript import RenderLimits
-from adhere.spec import Judge, JudgePanelSpec
+from adhere.spec import Endpoint, Judge, JudgePanelSpec
 
 __all__ = [
     "MAJORITY_JUDGE",
     "Aggregation",
     "PanelJudge",
     "PanelResult",
+    "endpoint_key",
     "majority_vote",
     "panel_judges",
     "run_panel",
@@ -65,16 +70,48 @@ MAJORITY_JUDGE = "majority"
 
 @dataclass(frozen=True)
 class PanelJudge:
-    """One judge of a panel: its name, its model and the ``ask`` that reaches it."""
+    """One judge of a panel: its name, its model and the ``ask`` that reaches it.
+
+    Attributes:
+        name: The judge's name in the panel.
+        model: The judge's model (recorded, part of the cache key).
+        ask: Sends a call to the judge's model.
+        endpoint: Names the server the judge calls (:func:`endpoint_key`): judges with
+            the same one share a prompt-prefix cache, so their calls on one trial are
+            ordered together. Empty: the judge's ``model`` stands for it.
+        prefix_concurrency: The endpoint's limit of calls in flight on one trial once
+            the first was answered (``Limits.prefix_concurrency``); ``None``: no limit.
+    """
 
     name: str
     model: str
     ask: Ask
+    endpoint: str = ""
+    prefix_concurrency: int | None = None
+
+    @property
+    def prefix_group(self) -> str:
+        """What judges sharing a prefix cache have in common: the endpoint, else the model."""
+        return self.endpoint or f"model {self.model}"
+
+
+def endpoint_key(endpoint: Endpoint) -> str:
+    """The :attr:`PanelJudge.endpoint` of an endpoint: its API, base URL and model."""
+    return f"{endpoint.api} {endpoint.base_url.rstrip('/')} {endpoint.model}"
 
 
 def panel_judges(spec: JudgePanelSpec, ask_for: Callable[[Judge], Ask]) -> list[PanelJudge]:
     """The panel's judges, each with the ``ask`` the edge built for it."""
-    return [PanelJudge(j.name, j.endpoint.model, ask_for(j)) for j in spec.judges]
+    return [
+        PanelJudge(
+            j.name,
+            j.endpoint.model,
+            ask_for(j),
+            endpoint=endpoint_key(j.endpoint),
+            prefix_concurrency=j.endpoint.limits.prefix_concurrency,
+        )
+        for j in spec.judges
+    ]
 
 
 @dataclass(frozen=True)
@@ -116,14 +153,19 @@ async def run_panel(
     cache: VerdictCache | None = None,
     prompt_version: str = PROMPT_VERSION,
     limits: RenderLimits | None = None,
+    ordering: Ordering = "prefix",
 ) -> PanelResult:
     """Run every judge concurrently over the checks that have no verifier.
 
     Options are passed to :func:`~adhere.judging._judge.judge_trial` for each judge.
+    ``ordering="prefix"`` (the default) sends, per endpoint, one call first and the
+    others once it was answered, at most the endpoint's ``prefix_concurrency`` at
+    once; ``"concurrent"`` sends every call at once (the order before prefix
+    ordering; verdicts are the same either way).
 
     Raises:
-        ValueError: No judges, duplicate judge names, an unknown aggregation, or a
-            bad option of ``judge_trial``.
+        ValueError: No judges, duplicate judge names, an unknown aggregation or
+            ordering, or a bad option of ``judge_trial``.
     """
     if not judges:
         raise ValueError("a judge panel needs at least one judge")
@@ -133,6 +175,7 @@ async def run_panel(
     if aggregation not in ("mean", "majority"):
         raise ValueError(f"aggregation must be 'mean' or 'majority', got {aggregation!r}")
     judged = [check for check in checks if check.verifier is None]
+    gates = _gates(judges, ordering)
     results = await asyncio.gather(
         *(
             judge_trial(
@@ -148,6 +191,7 @@ async def run_panel(
                 cache=cache,
                 prompt_version=prompt_version,
                 limits=limits,
+                gate=gates[judge.prefix_group],
             )
             for judge in judges
         )
@@ -156,6 +200,19 @@ async def run_panel(
     return PanelResult(
         aggregation=aggregation, per_judge=per_judge, majority=majority_vote(per_judge)
     )
+
+
+def _gates(judges: Sequence[PanelJudge], ordering: Ordering) -> dict[str, PrefixGate]:
+    """One gate per endpoint for this trial; the narrowest ``prefix_concurrency`` applies."""
+    widths: dict[str, list[int]] = {}
+    for judge in judges:
+        group = widths.setdefault(judge.prefix_group, [])
+        if judge.prefix_concurrency is not None:
+            group.append(judge.prefix_concurrency)
+    return {
+        group: PrefixGate.for_ordering(ordering, min(found) if found else None)
+        for group, found in widths.items()
+    }
 
 
 _TIE_ORDER: tuple[VerdictResult, ...] = ("fail", "pass", "n/a")

@@ -18,8 +18,11 @@ def judge_call_record(
     response: ChatResponse | None = None,
     error: BaseException | None = None,
 ) -> JudgeCallRecord:
-    """The record of one judge call: who, how long, tokens, and whether it failed."""
-    return {
+    """The record of one judge call: who, how long, tokens, and whether it failed.
+
+    ``cached_input_tokens`` is added when the endpoint reported its prefix-cache hits.
+    """
+    record: JudgeCallRecord = {
         "judge": judge,
         "model": call.model,
         "started_at": (datetime.now(UTC) - timedelta(seconds=seconds)).isoformat(
@@ -32,3 +35,6 @@ def judge_call_record(
         "ok": error is None,
         "error": type(error).__name__ if error is not None else None,
     }
+    if response is not None and response.usage.cached_input_tokens is not None:
+        record["cached_input_tokens"] = response.usage.cached_input_tokens
+    return record

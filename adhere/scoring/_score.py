@@ -31,6 +31,7 @@ from adhere.judging import (
     PanelResult,
     VerdictCache,
     VerifyContext,
+    endpoint_key,
     needs_judge,
     run_check,
     run_panel,
@@ -82,10 +83,25 @@ class JudgeAsks:
         """One record per call (latency, tokens, failure), for ``judge_calls.jsonl``."""
 
     def judges(self, panel: JudgePanel) -> list[PanelJudge]:
-        """The panel's judges, each asking through its endpoint's client."""
-        return [
-            PanelJudge(j.name, j.endpoint.model, self.ask_for(j.name)) for j in panel.spec.judges
-        ]
+        """The panel's judges, each asking through its endpoint's client.
+
+        Judges on one endpoint (API, URL and model, as the clients call it) share a
+        prompt-prefix cache: the panel orders their calls on a trial together, with
+        the endpoint's ``prefixConcurrency``.
+        """
+        judges = []
+        for j in panel.spec.judges:
+            endpoint = self.clients[j.name].endpoint
+            judges.append(
+                PanelJudge(
+                    j.name,
+                    j.endpoint.model,
+                    self.ask_for(j.name),
+                    endpoint=endpoint_key(endpoint),
+                    prefix_concurrency=endpoint.limits.prefix_concurrency,
+                )
+            )
+        return judges
 
     def ask_for(self, judge: str) -> Ask:
         """The ``ask`` of one judge."""

@@ -68,6 +68,14 @@ class Limits(SpecModel):
     """Per-endpoint client limits."""
 
     concurrency: int = Field(default=8, ge=1, description="Calls in flight at once.")
+    prefix_concurrency: int | None = Field(
+        default=None,
+        ge=1,
+        description="Judge calls of one trial in flight at once on this endpoint, once "
+        "the first of them was answered (they share the transcript as prompt prefix); "
+        "unset means only 'concurrency' limits them. 1 suits servers whose prefix cache "
+        "is per slot (llama.cpp's llama-server).",
+    )
     requests_per_second: float | None = Field(
         default=None, gt=0, description="Sustained request rate; unset means unlimited."
     )

@@ -75,6 +75,7 @@ class AnthropicWire:
             usage=Usage(
                 input_tokens=prompt,
                 output_tokens=as_int(usage.get("output_tokens") or 0, "usage.output_tokens"),
+                cached_input_tokens=_cache_read(usage),
             ),
             stop_reason=as_str(data.get("stop_reason") or "", "stop_reason").lower(),
             model=as_str(data.get("model") or "", "model"),
@@ -83,6 +84,14 @@ class AnthropicWire:
     def assembler(self) -> AnthropicStreamAssembler:
         """A fresh assembler of Messages stream events."""
         return AnthropicStreamAssembler()
+
+
+def _cache_read(usage: dict[str, Any]) -> int | None:
+    """``cache_read_input_tokens`` (part of the input count), ``None`` when not reported."""
+    read = usage.get("cache_read_input_tokens")
+    if isinstance(read, bool) or not isinstance(read, int) or read < 0:
+        return None
+    return read
 
 
 def encode_anthropic_messages(

@@ -78,6 +78,7 @@ class OpenAIWire:
             usage=Usage(
                 input_tokens=as_int(usage.get("prompt_tokens", 0), "usage.prompt_tokens"),
                 output_tokens=as_int(usage.get("completion_tokens", 0), "usage.completion_tokens"),
+                cached_input_tokens=_cached_tokens(usage),
             ),
             stop_reason=as_str(
                 choice.get("finish_reason") or "", "choices[0].finish_reason"
@@ -88,6 +89,18 @@ class OpenAIWire:
     def assembler(self) -> OpenAIStreamAssembler:
         """A fresh assembler of ``chat.completion.chunk`` events."""
         return OpenAIStreamAssembler()
+
+
+def _cached_tokens(usage: dict[str, Any]) -> int | None:
+    """``prompt_tokens_details.cached_tokens``, or ``None`` when absent or not a count.
+
+    Telemetry only: a server that leaves it out or shapes it oddly does not fail the call.
+    """
+    details = usage.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    if isinstance(cached, bool) or not isinstance(cached, int) or cached < 0:
+        return None
+    return cached
 
 
 def encode_openai_messages(

@@ -39,6 +39,23 @@ def test_judge_call_records_append_and_read_back(tmp_path: Path) -> None:
     with (tmp_path / "r" / "judge_calls.jsonl").open("a") as handle:
         handle.write('{"torn": ')  # an interrupted append
     assert read_judge_calls(store) == [ok, failed]
+    assert "cached_input_tokens" not in ok  # the endpoint did not report it
+
+
+def test_judge_call_records_carry_cached_tokens_when_reported(tmp_path: Path) -> None:
+    store = RolloutStore(FileStore(tmp_path), "r")
+    response = ChatResponse(
+        message=ChatMessage(role="assistant", content="{}"),
+        usage=Usage(input_tokens=120, output_tokens=7, cached_input_tokens=96),
+        stop_reason="stop",
+        model="m1",
+        latency_seconds=0.5,
+        attempts=1,
+    )
+    record = judge_call_record(CALL, "a", 0.5, response)
+    assert (record["input_tokens"], record["cached_input_tokens"]) == (120, 96)
+    append_judge_calls(store, [record])
+    assert read_judge_calls(store) == [record]
 
 
 class Recorder:

@@ -174,7 +174,43 @@ def test_anthropic_stream_reassembles_the_non_streaming_shape():
 def test_anthropic_usage_counts_cached_input():
     body = AnthropicCodec().reply_body(outgoing(REPLIES[0]))
     body["usage"].update(cache_read_input_tokens=100, cache_creation_input_tokens=20)
-    assert AnthropicWire().parse_reply(body).usage.input_tokens == 127
+    usage = AnthropicWire().parse_reply(body).usage
+    assert (usage.input_tokens, usage.cached_input_tokens) == (127, 100)
+
+
+def test_openai_cached_prompt_tokens_are_read_streaming_or_not():
+    body = OpenAICodec().reply_body(outgoing(REPLIES[0]))
+    assert OpenAIWire().parse_reply(body).usage.cached_input_tokens is None  # not reported
+    body["usage"]["prompt_tokens_details"] = {"cached_tokens": 5, "audio_tokens": 0}
+    assert OpenAIWire().parse_reply(body).usage == Usage(
+        input_tokens=7, output_tokens=3, cached_input_tokens=5
+    )
+    # llama-server and vLLM send it in the stream's usage chunk, which the assembler keeps.
+    document = stream_document(OpenAIWire(), OpenAICodec(), REPLIES[0])
+    document["usage"]["prompt_tokens_details"] = {"cached_tokens": 0}
+    assert OpenAIWire().parse_reply(document).usage.cached_input_tokens == 0
+
+
+@pytest.mark.parametrize("details", [None, [], {"cached_tokens": None}, {"cached_tokens": "5"}])
+def test_an_odd_cached_token_count_is_left_out_not_an_error(details):
+    body = OpenAICodec().reply_body(outgoing(REPLIES[0]))
+    body["usage"]["prompt_tokens_details"] = details
+    assert OpenAIWire().parse_reply(body).usage.cached_input_tokens is None
+
+
+def test_anthropic_cache_reads_reported_as_null_are_not_reported():
+    body = AnthropicCodec().reply_body(outgoing(REPLIES[0]))
+    body["usage"]["cache_read_input_tokens"] = None
+    assert AnthropicWire().parse_reply(body).usage.cached_input_tokens is None
+
+
+def test_usage_adds_cached_tokens_only_when_reported():
+    assert (Usage(input_tokens=1) + Usage(input_tokens=2)).cached_input_tokens is None
+    total = Usage(input_tokens=10, cached_input_tokens=8) + Usage(input_tokens=5)
+    assert total == Usage(input_tokens=15, cached_input_tokens=8)
+    assert Usage.model_validate({"input_tokens": 3, "output_tokens": 1}) == Usage(
+        input_tokens=3, output_tokens=1
+    )
 
 
 def test_openai_reasoning_content_is_read():
