@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -13,6 +13,9 @@ from rich.markup import escape
 
 from adhere import __version__
 from adhere.errors import AdhereError
+
+if TYPE_CHECKING:
+    from adhere.report import Report
 
 err_console = Console(stderr=True)
 out_console = Console()
@@ -110,7 +113,32 @@ def _print_limiters(summary: object) -> None:
         )
 
 
-def _write_report(store: object, out: Path | None = None, human_labels: str | None = None) -> None:
+INCOMPLETE_EXIT = 3
+"""Exit status when checks are left undecided or errored (``--allow-incomplete``: 0)."""
+
+allow_incomplete_option = click.option(
+    "--allow-incomplete",
+    is_flag=True,
+    help="Exit 0 even when checks are undecided or errored (default: exit 3).",
+)
+
+
+def exit_if_incomplete(complete: bool, allow: bool, what: str) -> None:
+    """Say so and exit with :data:`INCOMPLETE_EXIT` when ``complete`` is false."""
+    if complete:
+        return
+    err_console.print(
+        f"[yellow]incomplete[/]: {what}; ISR and CSR rest on the complete trials only "
+        f"(exit {INCOMPLETE_EXIT}; --allow-incomplete accepts it).",
+        highlight=False,
+    )
+    if not allow:
+        raise SystemExit(INCOMPLETE_EXIT)
+
+
+def _write_report(
+    store: object, out: Path | None = None, human_labels: str | None = None
+) -> Report:
     from adhere.artifacts import RolloutStore
     from adhere.report import (
         breakdown_tables,
@@ -139,9 +167,10 @@ def _write_report(store: object, out: Path | None = None, human_labels: str | No
         if local is None:  # an object store (s3://): the report goes beside the results
             where = [store.write_report(name, text) for name, text in files.items()]
             err_console.print(f"report written to {where[0]} and report.html", highlight=False)
-            return
+            return result
         out = local
     out.mkdir(parents=True, exist_ok=True)
     for name, text in files.items():
         (out / name).write_text(text, encoding="utf-8")
     err_console.print(f"report written to {out}/report.md and report.html", highlight=False)
+    return result

@@ -13,7 +13,9 @@ from adhere.cli._app import (
     _ray_options,
     _scorer,
     _write_report,
+    allow_incomplete_option,
     err_console,
+    exit_if_incomplete,
     main,
     out_console,
 )
@@ -24,12 +26,14 @@ from adhere.cli._app import (
 @click.option("--rollout", "rollout_name", help="Which Rollout, when the files hold several.")
 @click.option("--report/--no-report", default=True, help="Print and write the report at the end.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@allow_incomplete_option
 @_ray_options
 def run(
     files: tuple[str, ...],
     rollout_name: str | None,
     report: bool,
     quiet: bool,
+    allow_incomplete: bool,
     ray_address: str | None,
     verify_actors: int,
     judge_actors: int,
@@ -42,9 +46,11 @@ def run(
     or a cut stream the agent did not recover from) is not scored, is retried up to
     the Rollout's maxRetries times, and is counted apart.
 
-    Exit status: 0 when every trial finished, 1 when some failed or ended as upstream
-    faults (they are recorded and retried by the next run), 2 for invalid input, 130
-    when interrupted.
+    Exit status: 0 when every trial finished and every check was decided, 1 when some
+    trials failed or ended as upstream faults (they are recorded and retried by the
+    next run), 2 for invalid input, 3 when checks were left undecided or
+    errored (no judge panel for judge-bound checks, judge or verifier errors; see
+    ``--allow-incomplete``), 130 when interrupted.
     """
     from adhere.report import RichProgress
     from adhere.runner import execute, prepare
@@ -85,18 +91,14 @@ def run(
         highlight=False,
     )
     scoring = summary.scoring
-    if scoring is not None and (scoring.verifier_verdicts or scoring.judged_checks):
-        err_console.print(
-            f"scored: {scoring.verifier_verdicts} checks by verifiers, {scoring.judged_checks} "
-            f"by the judge panel ({scoring.judge_calls} judge calls), "
-            f"{scoring.undecided_checks} undecided, {scoring.errors} errors",
-            highlight=False,
-        )
+    if scoring is not None and scoring.trials:
+        err_console.print(f"scored {scoring.trials} trials: {scoring.describe()}", highlight=False)
         _print_limiters(scoring)
     for line in summary.errors[:5]:
         err_console.print(f"  [red]failed[/] {escape(line)}", highlight=False)
+    complete = scoring is None or scoring.complete
     if report:
-        _write_report(prepared.store)
+        complete = _write_report(prepared.store).complete and complete
     if summary.faults:
         err_console.print(
             f"[yellow]{summary.faults} trial(s) ended as upstream faults[/]: the model service "
@@ -112,6 +114,7 @@ def run(
         )
     if summary.failed or summary.faults:
         raise SystemExit(1)
+    exit_if_incomplete(complete, allow_incomplete, "checks were left undecided or errored")
 
 
 @main.command()
@@ -122,10 +125,16 @@ def run(
     type=click.Path(exists=True, dir_okay=False),
     help="JSONL of human pass/fail/n/a labels; adds agreement of each judge with them.",
 )
-def report(run_ref: str, out: Path | None, human_labels: str | None) -> None:
+@allow_incomplete_option
+def report(
+    run_ref: str, out: Path | None, human_labels: str | None, allow_incomplete: bool
+) -> None:
     """Print and write the report of a run.
 
     RUN is a rollout's artifact directory (e.g. runs/quickstart) or its rollout YAML.
+    Exit status 3 when some trial has undecided or errored checks (a run with no judge
+    panel, a store whose scoring was cut short, judge errors) unless
+    ``--allow-incomplete``; the report says so at the top.
     """
     from adhere.artifacts import RolloutStore, open_rollout_dir
     from adhere.spec import load_run_config
@@ -140,7 +149,13 @@ def report(run_ref: str, out: Path | None, human_labels: str | None) -> None:
         )
     else:
         store = open_rollout_dir(path)
-    _write_report(store, out, human_labels)
+    written = _write_report(store, out, human_labels)
+    totals = written.totals
+    exit_if_incomplete(
+        written.complete,
+        allow_incomplete,
+        f"{totals.incomplete} trial(s) have undecided or errored checks",
+    )
 
 
 @main.command()
@@ -152,11 +167,13 @@ def report(run_ref: str, out: Path | None, human_labels: str | None) -> None:
     help="Score with this JudgePanel instead of the one the rollout ran with.",
 )
 @click.option("--report/--no-report", default=True, help="Print and write the report after.")
+@allow_incomplete_option
 @_ray_options
 def score(
     run_ref: str,
     panel_file: str | None,
     report: bool,
+    allow_incomplete: bool,
     ray_address: str | None,
     verify_actors: int,
     judge_actors: int,
@@ -166,6 +183,9 @@ def score(
     Suite checks and bound verifiers are re-run; judge verdicts come from the
     verdict cache when nothing changed, so an unchanged rollout costs no judge call.
     With ``--ray`` verification and judging run on Ray actor pools (same verdicts).
+    Exit status 3 when checks are left undecided (no panel for judge-bound checks) or
+    errored (a verifier or judge failed, every judge's own verdicts included) unless
+    ``--allow-incomplete``.
     """
     from adhere.artifacts import open_rollout_dir
     from adhere.runner import rescore
@@ -173,15 +193,16 @@ def score(
     scorer = _scorer(ray_address, verify_actors, judge_actors)
     summary = asyncio.run(rescore(run_ref, panel_file=panel_file, scorer=scorer))
     err_console.print(
-        f"scored {summary.trials} trials in {summary.seconds:.1f}s: "
-        f"{summary.suite_verdicts} suite verdicts, {summary.verifier_verdicts} by verifiers, "
-        f"{summary.judged_checks} judged ({summary.judge_calls} judge calls), "
-        f"{summary.undecided_checks} undecided, {summary.errors} errors",
+        f"scored {summary.trials} trials in {summary.seconds:.1f}s: {summary.describe()}",
         highlight=False,
     )
+    for problem in summary.problems[:5]:
+        err_console.print(f"  [red]problem[/] {escape(problem)}", highlight=False)
     _print_limiters(summary)
+    complete = summary.complete
     if report:
-        _write_report(open_rollout_dir(run_ref))
+        complete = _write_report(open_rollout_dir(run_ref)).complete and complete
+    exit_if_incomplete(complete, allow_incomplete, "checks were left undecided or errored")
 
 
 @main.command()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from adhere.core import Instance
 from adhere.exporter._families import OTHER, Families
@@ -33,7 +34,7 @@ def _relabel(
         "model": models.get(model, OTHER),
         "scaffold": scaffolds.get(scaffold, OTHER),
     }
-    return ScoredTrial(keys=keys, status=trial.status, verdicts=trial.verdicts)
+    return replace(trial, keys=keys)
 
 
 def _labelled(
@@ -93,6 +94,25 @@ def add_compliance(
             labels,
             r.upstream_faults,
         )
+        families.set(
+            "adhere_incomplete_trials",
+            "Trials left out of ISR/CSR because a check is undecided (no verdict, or errored).",
+            labels,
+            r.incomplete,
+        )
+        families.set(
+            "adhere_undecided_checks",
+            "Checks of trials that ran with no verdict (no verifier, no judge panel, or "
+            "scoring not finished).",
+            labels,
+            r.undecided,
+        )
+        families.set(
+            "adhere_errored_checks",
+            "Checks of trials that ran whose verifier or judges failed (error verdicts).",
+            labels,
+            r.errored,
+        )
     verdicts: Counter[tuple[str, str, str]] = Counter()
     for trial in trials:
         for verdict in trial.verdicts:
@@ -115,9 +135,8 @@ def add_compliance(
     ):
         split: list[ScoredTrial] = []
         for trial in trials:
-            if trial.verdicts:
-                label_map = label_of.get(str(trial.keys["instance"]), {})
-                split += category_trials(trial, label_map, key=split_key)
+            label_map = label_of.get(str(trial.keys["instance"]), {})
+            split += category_trials(trial, label_map, key=split_key)
         for (model, scaffold, value), r in group_rates(split, [*_GROUP, split_key]).items():
             labels = {
                 **base,
@@ -151,7 +170,7 @@ def _add_judges(
         judged_ids = {v.check_id for found in facts.judged.values() for v in found}
         fixed = [v for v in trial.verdicts if v.check_id not in judged_ids]
         keys = {"model": trial.keys["model"], "scaffold": trial.keys["scaffold"]}
-        per_judge += judge_trials(keys, trial.status, by_judge, fixed)
+        per_judge += judge_trials(keys, trial.status, by_judge, fixed, trial.expected)
         trial_id = facts.attempt.result.trial_id
         for name, found in by_judge.items():
             labels_of.setdefault(name, {}).update(verdict_labels(trial_id, found))
@@ -170,6 +189,12 @@ def _add_judges(
             "CSR scored on one judge's verdicts (plus the deterministic ones).",
             labels,
             r.csr,
+        )
+        families.set(
+            "adhere_incomplete_trials_by_judge",
+            "Trials left out of one judge's ISR/CSR: a check that judge did not decide.",
+            labels,
+            r.incomplete,
         )
     for judge in sorted({name for name, _ in results}):
         for result in _RESULTS:

@@ -21,7 +21,7 @@ from typing import Any
 
 from adhere.core import Verdict
 from adhere.judging._panel import PanelResult
-from adhere.metrics import Rates, ScoredTrial, group_rates
+from adhere.metrics import Rates, ScoredTrial, group_rates, split_trial
 
 __all__ = [
     "JUDGE_KEY",
@@ -41,6 +41,7 @@ def judge_trials(
     status: str,
     judged: PanelResult | Mapping[str, Sequence[Verdict]],
     fixed: Sequence[Verdict] = (),
+    expected: Sequence[str] | None = None,
 ) -> list[ScoredTrial]:
     """One scored trial per scoring set of a panel result (or per judge of a mapping).
 
@@ -49,10 +50,18 @@ def judge_trials(
         status: The trial's status (``ok`` or ``error``).
         judged: A :class:`PanelResult`, or judge name → verdicts.
         fixed: Verdicts that do not depend on the judge (deterministic verifiers).
+        expected: The trial's check ids: a check a judge left without a verdict makes
+            that judge's trial incomplete. ``None``: only the verdicts present count.
     """
     sets = judged.scoring_sets() if isinstance(judged, PanelResult) else judged
+    ids = None if expected is None else tuple(expected)
     return [
-        ScoredTrial(keys={**keys, JUDGE_KEY: name}, status=status, verdicts=[*fixed, *verdicts])
+        ScoredTrial(
+            keys={**keys, JUDGE_KEY: name},
+            status=status,
+            verdicts=[*fixed, *verdicts],
+            expected=ids,
+        )
         for name, verdicts in sets.items()
     ]
 
@@ -68,13 +77,7 @@ def category_trials(
             trial's instance; verdicts of ids not in it go under ``"other"``.
         key: The keys entry that names the category.
     """
-    groups: dict[str, list[Verdict]] = {}
-    for verdict in trial.verdicts:
-        groups.setdefault(category_of.get(verdict.check_id, "other"), []).append(verdict)
-    return [
-        ScoredTrial(keys={**trial.keys, key: category}, status=trial.status, verdicts=verdicts)
-        for category, verdicts in groups.items()
-    ]
+    return split_trial(trial, lambda check_id: category_of.get(check_id, "other"), key)
 
 
 @dataclass(frozen=True)

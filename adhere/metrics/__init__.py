@@ -8,7 +8,15 @@ from adhere.metrics._conflict import (
     side_checks,
 )
 from adhere.metrics._delta import Delta, PairedTrial, delta, group_deltas, signed_points, split_pair
-from adhere.metrics._rates import Rates, ScoredTrial, TrialScore, group_rates, rates, score_trial
+from adhere.metrics._rates import (
+    Rates,
+    ScoredTrial,
+    TrialScore,
+    group_rates,
+    rates,
+    score_trial,
+    split_trial,
+)
 from adhere.metrics._regression import (
     ALL_SOURCES,
     Regression,
@@ -48,5 +56,6 @@ __all__ = [
     "side_checks",
     "signed_points",
     "split_pair",
+    "split_trial",
     "vibe_correlation",
 ]

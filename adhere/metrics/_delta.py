@@ -7,7 +7,9 @@ are computed over the same pairs, so a Δ never mixes different sets of trials.
 
 Δ is ``after − before`` (positive: better after). ``fixed`` counts items that went
 from ``fail`` to ``pass``, ``broken`` items from ``pass`` to ``fail``; items that were
-or became ``error`` or ``n/a`` are in neither count.
+or became ``error`` or ``n/a`` are in neither count. A pair with an incomplete side
+(an undecided check: no verdict, or ``error``) has no Δ: it is left out of both
+sides' rates, so they still rest on the same pairs, and counted in ``incomplete``.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ class Delta:
     after: Rates
     fixed: int
     broken: int
+    incomplete: int = 0
+    """Pairs left out of both sides' rates: a check undecided on either side."""
 
     @property
     def isr(self) -> float | None:
@@ -82,14 +86,20 @@ def delta(pairs: Iterable[PairedTrial]) -> Delta:
         f, b = _flips(pair.before.verdicts, pair.after.verdicts)
         fixed += f
         broken += b
+    whole = [p for p in items if _complete(p.before) and _complete(p.after)]
     return Delta(
         pairs=len(items),
         changed=sum(1 for p in items if p.changed),
-        before=rates(p.before for p in items),
-        after=rates(p.after for p in items),
+        before=rates(p.before for p in whole),
+        after=rates(p.after for p in whole),
         fixed=fixed,
         broken=broken,
+        incomplete=len(items) - len(whole),
     )
+
+
+def _complete(trial: ScoredTrial) -> bool:
+    return trial.status != "ok" or trial.score().complete
 
 
 def group_deltas(pairs: Iterable[PairedTrial], by: Sequence[str]) -> dict[tuple[Any, ...], Delta]:

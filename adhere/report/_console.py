@@ -83,7 +83,10 @@ class RichProgress:
 
 
 def report_table(report: Report) -> Table:
-    """The report's summary for a terminal: rates, wrong answers, invalid outputs, errors.
+    """The report's summary for a terminal: rates, incompleteness, wrong answers, errors.
+
+    Columns: the rates, incomplete trials, undecided checks (no verdict or errored),
+    wrong answers, invalid outputs, trial errors, upstream faults.
 
     The Markdown and HTML reports split invalid outputs by category; here they are
     summed so the table fits 80 columns.
@@ -96,6 +99,8 @@ def report_table(report: Report) -> Table:
         *keys,
         report.isr_name,
         report.csr_name,
+        "incomplete",
+        "undecided checks",
         "wrong",
         "invalid output",
         "trial errors",
@@ -113,6 +118,11 @@ def report_table(report: Report) -> Table:
             *row[: len(keys)],
             row[header.index(report.isr_name)],
             row[header.index(report.csr_name)],
+            row[header.index("incomplete")],
+            str(
+                int(row[header.index("undecided checks")])
+                + int(row[header.index("errored checks")])
+            ),
             row[first_issue],
             str(sum(int(row[i]) for i in invalid)),
             row[header.index("trial errors")],

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
 
-from adhere.metrics import Rates, ScoredTrial, Table, group_rates, pct
+from adhere.metrics import Rates, ScoredTrial, Table, group_rates, pct, rates
 from adhere.observe import MODEL_OUTCOMES, UPSTREAM_FAULTS
 from adhere.report._plot import line_plot_svg, scatter_svg
 
@@ -36,17 +36,70 @@ class Report:
     plots: dict[str, tuple[str, str]] = field(default_factory=dict)
     """More plots: file name → (title, SVG)."""
     notes: list[str] = field(default_factory=list)
+    totals: Rates = field(default_factory=Rates)
+    """Counts over every trial of the rollout (what the exit status is decided on)."""
+
+    @property
+    def complete(self) -> bool:
+        """Every trial that ran had every check decided."""
+        return self.totals.complete
+
+
+COUNT_COLUMNS = ("scored", "incomplete", "undecided checks", "errored checks", "n/a checks")
+"""What every rate rests on: scored trials, trials left out as incomplete, and the
+checks with no verdict, with an ``error`` verdict, and ``n/a``."""
+
+
+def rate_cell(r: Rates, value: float | None) -> str:
+    """A rate as shown: a percentage, ``incomplete`` or an en dash.
+
+    ``incomplete`` when the group has no complete trial but incomplete ones; an en
+    dash when there is nothing to score at all.
+    """
+    if value is None and r.incomplete:
+        return "incomplete"
+    return pct(value)
+
+
+def count_cells(r: Rates) -> list[str]:
+    """The :data:`COUNT_COLUMNS` of a group."""
+    return [
+        str(r.scored),
+        str(r.incomplete),
+        str(r.undecided),
+        str(r.errored),
+        str(r.not_applicable),
+    ]
 
 
 def _row(labels: Sequence[object], r: Rates) -> list[str]:
     return [
         *(str(label) for label in labels),
         str(r.trials),
-        pct(r.isr),
-        pct(r.csr),
+        rate_cell(r, r.isr),
+        rate_cell(r, r.csr),
+        *count_cells(r),
         *(str(r.categories.get(c, 0)) for c in ISSUE_COLUMNS),
         str(r.trial_errors),
         str(r.upstream_faults),
+    ]
+
+
+def completeness_notes(totals: Rates, isr_name: str, csr_name: str) -> list[str]:
+    """What the top of a report says when checks are undecided or errored (else nothing)."""
+    if totals.incomplete == 0:
+        return []
+    ran = totals.trials - totals.upstream_faults - totals.trial_errors
+    who = ", ".join(f"{name} {n}" for name, n in sorted(totals.errored_by.items()))
+    return [
+        f"INCOMPLETE: {totals.incomplete} of {ran} trials that ran have undecided checks "
+        f"({totals.undecided} without a verdict, {totals.errored} errored"
+        + (f": {who}" if who else "")
+        + f"). They are left out of {isr_name} and {csr_name}, which rest on the "
+        f"{totals.scored} complete trials only"
+        + (" (none: the rates are undefined)" if totals.scored == 0 else "")
+        + ". Decide the rest with `adhere score RUN` (a judge panel decides checks "
+        "without a verifier; errored ones are asked again)."
     ]
 
 
@@ -62,14 +115,28 @@ def build_report(
     isr_name, csr_name = metric_names
     scaffolds = {t.keys.get("scaffold") for t in trials}
     group = ["model", "scaffold"] if len(scaffolds) > 1 else ["model"]
-    tail = [isr_name, csr_name, *ISSUE_COLUMNS, "trial errors", "upstream faults"]
+    tail = [
+        isr_name,
+        csr_name,
+        *COUNT_COLUMNS,
+        *ISSUE_COLUMNS,
+        "trial errors",
+        "upstream faults",
+    ]
     summary = Table(
         title="Summary",
         header=[*group, "trials", *tail],
         rows=[_row(key, r) for key, r in group_rates(trials, group).items()],
     )
+    totals = rates(trials)
     report = Report(
-        rollout=rollout, suite=suite, isr_name=isr_name, csr_name=csr_name, summary=summary
+        rollout=rollout,
+        suite=suite,
+        isr_name=isr_name,
+        csr_name=csr_name,
+        summary=summary,
+        totals=totals,
+        notes=completeness_notes(totals, isr_name, csr_name),
     )
     for key in breakdowns:
         if not any(key in t.keys for t in trials):

@@ -80,7 +80,8 @@ def scored_trial(
     """A finished trial as metrics see it, and its conflict run when it has one.
 
     Keys: the instance's scalar metadata, model, scaffold, instance, repeat, trial.
-    A conflict instance's two side checks are left out of the scored verdicts.
+    The instance's checks are the trial's expected ones (a check without a verdict is
+    undecided). A conflict instance's two side checks are left out of both.
     """
     trial = stored.result.trial
     instance = instances.get(trial.instance)
@@ -95,12 +96,14 @@ def scored_trial(
         "trial": trial.id,
     }
     verdicts = stored.verdicts
+    expected = [c.id for c in instance.checks] if instance else None
     conflict = conflict_of(full)
     run = None
     if conflict is not None:
         run = ConflictRun(keys, stored.result.status, conflict, verdicts)
         sides = side_checks(full)
         verdicts = [v for v in verdicts if v.check_id not in sides]
+        expected = [c for c in expected or () if c not in sides]
     result = stored.result
     scored = ScoredTrial(
         keys=keys,
@@ -108,6 +111,7 @@ def scored_trial(
         verdicts=verdicts,
         outcomes=result.outcomes,
         calls=result.calls,
+        expected=None if expected is None else tuple(expected),
     )
     return scored, run
 
@@ -211,7 +215,7 @@ def split_tables(collected: Collected, report: Report) -> list[Table]:
         split: list[ScoredTrial] = []
         for trial in collected.trials:
             instance = collected.instances.get(str(trial.keys.get("instance")))
-            if instance is None or not trial.verdicts:
+            if instance is None:
                 continue
             label_of = {c.id: getattr(c, attribute).value for c in instance.checks}
             split += category_trials(trial, label_of, key=key)
@@ -267,7 +271,7 @@ def panel_tables(collected: Collected, judged: dict[str, dict[str, list[Verdict]
         judged_ids = {v.check_id for vs in by_judge.values() for v in vs}
         fixed = [v for v in trial.verdicts if v.check_id not in judged_ids]
         keys = {"model": trial.keys["model"], "scaffold": trial.keys["scaffold"]}
-        per_trial += judge_trials(keys, trial.status, by_judge, fixed)
+        per_trial += judge_trials(keys, trial.status, by_judge, fixed, trial.expected)
         for name, verdicts in by_judge.items():
             labels.setdefault(name, {}).update(verdict_labels(trial_id, verdicts))
     if not per_trial:

@@ -55,8 +55,31 @@ class ScoreSummary:
     undecided_checks: int = 0
     judge_calls: int = 0
     errors: int = 0
+    """``error`` verdicts among the stored ones (suite, verifier or the panel's vote)."""
+    judge_errors: dict[str, int] = field(default_factory=dict)
+    """Per judge, its own ``error`` verdicts (a ``mean`` panel scores each judge's)."""
     seconds: float = 0.0
     problems: list[str] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        """Every check of every scored trial was decided, by every judge."""
+        return (
+            self.undecided_checks == 0
+            and self.errors == 0
+            and not any(self.judge_errors.values())
+            and not self.problems
+        )
+
+    def describe(self) -> str:
+        """One line: what decided the checks, and what is left undecided or errored."""
+        judges = ", ".join(f"{name} {n}" for name, n in sorted(self.judge_errors.items()) if n)
+        return (
+            f"{self.suite_verdicts} suite verdicts, {self.verifier_verdicts} by verifiers, "
+            f"{self.judged_checks} judged ({self.judge_calls} judge calls), "
+            f"{self.undecided_checks} undecided, {self.errors} errored"
+            + (f"; judges' own errored verdicts: {judges}" if judges else "")
+        )
 
 
 class JudgeAsks:
@@ -216,6 +239,9 @@ def record_trial(
             verdicts[verdict.check_id] = verdict
         per_judge = judged.per_judge
         summary.judged_checks += len(decided.to_judge)
+        for name, found in per_judge.items():
+            errored = sum(1 for v in found if v.result == "error")
+            summary.judge_errors[name] = summary.judge_errors.get(name, 0) + errored
     else:
         summary.undecided_checks += len(decided.to_judge)
     ordered = [verdicts[c.id] for c in instance.checks if c.id in verdicts]

@@ -11,12 +11,25 @@ def v(result: str, category: str | None = None, **details) -> Verdict:
     return Verdict(check_id="c", result=result, decided_by="t", details={**extra, **details})  # type: ignore[arg-type]
 
 
-def test_score_trial_excludes_na_and_counts_errors_as_not_passed() -> None:
+def test_score_trial_excludes_na_and_holds_errors_apart_as_undecided() -> None:
     score = score_trial([v("pass"), v("n/a"), v("fail"), v("error")])
-    assert (score.passed, score.applicable, score.errors) == (1, 3, 1)
-    assert not score.all_passed
+    assert (score.passed, score.applicable, score.errors, score.not_applicable) == (1, 2, 1, 1)
+    assert score.undecided == 1 and not score.complete and not score.all_passed
     assert score_trial([v("pass"), v("n/a")]).all_passed
     assert not score_trial([v("n/a")]).all_passed
+
+
+def test_an_expected_check_without_a_verdict_is_missing_and_blocks_a_pass() -> None:
+    """The measured case: two checks passed by verifiers, two judge-bound checks never
+    decided (no panel) — the trial used to count as passed."""
+    verdicts = [
+        Verdict(check_id=c, result="pass", decided_by="no_emoji") for c in ("SP-1", "SP-2")
+    ]
+    expected = ("SP-1", "SP-2", "UQ-1", "UQ-2")
+    score = score_trial(verdicts, expected)
+    assert (score.passed, score.applicable, score.missing) == (2, 2, 2)
+    assert not score.complete and not score.all_passed
+    assert score_trial(verdicts, expected[:2]).all_passed  # nothing missing: it passes
 
 
 def test_isr_and_csr() -> None:

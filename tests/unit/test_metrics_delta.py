@@ -22,20 +22,31 @@ PAIRS = [
 ]
 
 
-def test_delta_is_after_minus_before_over_the_same_pairs() -> None:
+def test_delta_is_after_minus_before_over_the_same_complete_pairs() -> None:
     d = delta(PAIRS)
     assert (d.pairs, d.changed, d.fixed, d.broken) == (3, 2, 3, 1)
-    assert d.before.isr == pytest.approx(1 / 3) and d.after.isr == pytest.approx(2 / 3)
-    assert d.isr == pytest.approx(1 / 3)
-    before_csr = (1 / 3 + 1 + 1 / 3) / 3
-    after_csr = (1 + 1 + 1 / 3) / 3
+    # the third pair keeps an error verdict on both sides: incomplete, left out of both
+    assert d.incomplete == 1
+    assert d.before.scored == d.after.scored == 2
+    assert d.before.isr == pytest.approx(1 / 2) and d.after.isr == pytest.approx(2 / 2)
+    assert d.isr == pytest.approx(1 / 2)
+    before_csr = (1 / 3 + 1) / 2
+    after_csr = (1 + 1) / 2
     assert d.csr == pytest.approx(after_csr - before_csr)
+
+
+def test_a_pair_incomplete_on_one_side_only_leaves_both_sides() -> None:
+    pair = PairedTrial(trial("a", "pass", "pass"), trial("a", "pass", "error"))
+    d = delta([pair, PairedTrial(trial("a", "fail"), trial("a", "fail"))])
+    assert d.incomplete == 1 and d.before.scored == d.after.scored == 1
+    assert d.before.isr == d.after.isr == 0.0 and d.isr == 0.0
 
 
 def test_groups_and_empty_sides() -> None:
     groups = group_deltas(PAIRS, ["model"])
     assert list(groups) == [("a",), ("b",)]
-    assert groups[("a",)].isr == pytest.approx(0.5) and groups[("b",)].isr == 0
+    assert groups[("a",)].isr == pytest.approx(0.5)
+    assert groups[("b",)].isr is None and groups[("b",)].incomplete == 1
     empty = delta([PairedTrial(trial("a", "n/a"), trial("a", "n/a"))])
     assert empty.isr is None and empty.csr is None
 

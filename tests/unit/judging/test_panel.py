@@ -165,8 +165,11 @@ def test_scores_per_judge_then_mean_and_std():
     assert m.csr_mean == pytest.approx(0.625)
     assert m.csr_std == pytest.approx(0.5303300858899106)
     n = scores[("n",)]
-    assert n.judges["A"].csr == 0.5 and n.judges["A"].isr == 0.0
-    assert scores_by_judge(scores, "csr") == {"A": {"m": 1.0, "n": 0.5}, "B": {"m": 0.25, "n": 1.0}}
+    # Judge A errored on one check of n's trial: incomplete, no score (not a fail)
+    assert n.judges["A"].csr is None and n.judges["A"].isr is None
+    assert n.judges["A"].incomplete == 1 and n.judges["A"].errored_by == {"judge:A": 1}
+    assert n.csr_mean == 1.0 and n.csr_std is None  # only B could score it
+    assert scores_by_judge(scores, "csr") == {"A": {"m": 1.0}, "B": {"m": 0.25, "n": 1.0}}
     with pytest.raises(ValueError):
         panel_scores(trials, by=("judge",))
     with pytest.raises(ValueError):
