@@ -17,8 +17,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from adhere.core import Source, Verdict
-from adhere.judging import category_trials, judge_trials, panel_scores
+from adhere.judging import PanelScore, category_trials, judge_trials, panel_scores
 from adhere.metrics import ScoredTrial, Table, group_rates, pct
+from adhere.report._document import rate_cell
 
 __all__ = ["SOURCE_NAMES", "paper_tables"]
 
@@ -81,7 +82,7 @@ def _judge_trials(
             continue
         ids = {v.check_id for verdicts in by_judge.values() for v in verdicts}
         fixed = [v for v in trial.verdicts if v.check_id not in ids]
-        out += judge_trials(trial.keys, trial.status, by_judge, fixed)
+        out += judge_trials(trial.keys, trial.status, by_judge, fixed, trial.expected)
     return out
 
 
@@ -114,13 +115,20 @@ def _cells(
 ) -> dict[tuple[str, ...], list[str]]:
     if per_judge:
         return {
-            tuple(map(str, key)): [_pm(s.isr_mean, s.isr_std), _pm(s.csr_mean, s.csr_std)]
+            tuple(map(str, key)): [
+                _pm(s.isr_mean, s.isr_std, _incomplete(s)),
+                _pm(s.csr_mean, s.csr_std, _incomplete(s)),
+            ]
             for key, s in panel_scores(per_judge, by=by).items()
         }
     return {
-        tuple(map(str, key)): [pct(r.isr), pct(r.csr)]
+        tuple(map(str, key)): [rate_cell(r, r.isr), rate_cell(r, r.csr)]
         for key, r in group_rates(trials, list(by)).items()
     }
+
+
+def _incomplete(score: PanelScore) -> bool:
+    return any(r.incomplete for r in score.judges.values())
 
 
 def _by_source(
@@ -143,10 +151,10 @@ def _by_source(
     values: dict[tuple[Any, ...], str] = {}
     if per_judge:
         for key, score in panel_scores(split(per_judge), by=("model", "source")).items():
-            values[key] = _pair(score.isr_mean, score.csr_mean)
+            values[key] = _pair(score.isr_mean, score.csr_mean, _incomplete(score))
     else:
         for key, rates in group_rates(split(trials), ["model", "source"]).items():
-            values[key] = _pair(rates.isr, rates.csr)
+            values[key] = _pair(rates.isr, rates.csr, bool(rates.incomplete))
     models = sorted({str(t.keys.get("model")) for t in trials})
     return Table(
         title=f"By instruction category, {names[0]} / {names[1]} (paper Table 3 layout)",
@@ -155,11 +163,13 @@ def _by_source(
     )
 
 
-def _pair(isr: float | None, csr: float | None) -> str:
-    return "–" if isr is None and csr is None else f"{pct(isr)} / {pct(csr)}"
+def _pair(isr: float | None, csr: float | None, incomplete: bool = False) -> str:
+    if isr is None and csr is None:
+        return "incomplete" if incomplete else "–"
+    return f"{pct(isr)} / {pct(csr)}"
 
 
-def _pm(mean: float | None, std: float | None) -> str:
+def _pm(mean: float | None, std: float | None, incomplete: bool = False) -> str:
     if mean is None:
-        return "–"
+        return "incomplete" if incomplete else "–"
     return f"{mean * 100:.1f}% ± {std * 100:.1f}" if std is not None else f"{mean * 100:.1f}%"
