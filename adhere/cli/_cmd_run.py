@@ -26,6 +26,12 @@ from adhere.cli._app import (
 @click.option("--rollout", "rollout_name", help="Which Rollout, when the files hold several.")
 @click.option("--report/--no-report", default=True, help="Print and write the report at the end.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option(
+    "--rerun-changed",
+    is_flag=True,
+    help="Run again the finished trials whose config changed (old attempts stay archived); "
+    "without it such a run is refused.",
+)
 @allow_incomplete_option
 @_ray_options
 def run(
@@ -33,6 +39,7 @@ def run(
     rollout_name: str | None,
     report: bool,
     quiet: bool,
+    rerun_changed: bool,
     allow_incomplete: bool,
     ray_address: str | None,
     verify_actors: int,
@@ -57,7 +64,7 @@ def run(
     from adhere.spec import load_run_config
 
     config = load_run_config(files, rollout_name=rollout_name)
-    prepared = prepare(config)
+    prepared = prepare(config, rerun_changed=rerun_changed)
     err_console.print(
         f"rollout [bold]{config.rollout.metadata.name}[/]: {len(prepared.instances)} instances × "
         f"{len(config.rollout.spec.models)} models × {len(config.rollout.spec.scaffolds)} "
@@ -69,6 +76,23 @@ def run(
 
     for line in describe_pairings(pairings(config.rollout, prepared.scaffolds)):
         err_console.print(f"  {line}", highlight=False, soft_wrap=True)
+    reuse = prepared.reuse
+    if reuse.changed:
+        parts = "; ".join(
+            f"{model} × {scaffold}: {', '.join(sorted(what))}"
+            for (model, scaffold), what in sorted(reuse.what.items())
+        )
+        err_console.print(
+            f"  [yellow]{reuse.changed} finished trial(s) ran under a changed config[/] "
+            f"({parts}): running them again; their old attempts stay archived",
+            highlight=False,
+        )
+    if reuse.legacy:
+        err_console.print(
+            f"  {reuse.legacy} finished result(s) predate config fingerprints: reused as they "
+            "are (what they ran under is not recorded)",
+            highlight=False,
+        )
     scorer = _scorer(ray_address, verify_actors, judge_actors)
     try:
         if quiet:
@@ -86,7 +110,7 @@ def run(
     retried = f"; {summary.retried} retries of upstream faults" if summary.retried else ""
     err_console.print(
         f"done in {summary.seconds:.1f}s: {summary.ran} ran ({summary.ok} ok, "
-        f"{summary.failed} failed{faults}), {summary.skipped} already done, "
+        f"{summary.failed} failed{faults}), {summary.skipped} already done (same config), "
         f"{summary.planned} planned{retried}",
         highlight=False,
     )

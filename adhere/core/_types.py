@@ -213,3 +213,8 @@ class TrialResult(CoreModel):
     input_tokens: int = Field(default=0, ge=0)
     output_tokens: int = Field(default=0, ge=0)
     outcomes: dict[str, int] = Field(default_factory=dict)
+    fingerprint: str | None = None
+    """The config the trial ran under (see ``adhere.runner``'s fingerprints); ``None``
+    for results written before fingerprints."""
+    fingerprint_parts: dict[str, str] = Field(default_factory=dict)
+    """The fingerprint's parts (``endpoint``, ``scaffold``, ``instance``, ``suite``)."""

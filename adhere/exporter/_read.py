@@ -69,6 +69,8 @@ class RolloutData:
     archived: list[AttemptFacts] = field(default_factory=list)
     """Earlier failed attempts (moved aside before a retry)."""
     judge_calls: list[JudgeCallRecord] = field(default_factory=list)
+    stale: int = 0
+    """Finished trials of instances the rollout's benchmark no longer holds (left out)."""
     last_activity: float | None = None
     """Unix time of the latest finished trial or progress update."""
 
@@ -179,6 +181,8 @@ class StoreReader:
                 latest = finished
             if trial_dir.archived:
                 data.archived.append(facts)
+            elif data.instances and facts.result.trial.instance not in data.instances:
+                data.stale += 1  # an earlier config's instance: not in this rollout's rates
             else:
                 data.trials.append(self._trial(trial_dir, facts, data))
         data.last_activity = latest

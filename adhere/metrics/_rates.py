@@ -79,9 +79,7 @@ class TrialScore:
         return self.passed / self.applicable if self.applicable else 0.0
 
 
-def score_trial(
-    verdicts: Iterable[Verdict], expected: Iterable[str] | None = None
-) -> TrialScore:
+def score_trial(verdicts: Iterable[Verdict], expected: Iterable[str] | None = None) -> TrialScore:
     """Count passed, applicable, errored, missing and n/a items of one trial.
 
     ``expected``: the check ids the trial should have verdicts for; those without a

@@ -238,7 +238,7 @@ async def score_rollout_on_ray(
     """
     started = time.monotonic()
     summary = RayScoreSummary()
-    trials = ok_trials(store)
+    trials = ok_trials(store, instances, summary)
     names = sorted({instances[t.instance].suite for t in trials})
     suites = {name: suite_for(name) for name in names}
     with ray_session(address):

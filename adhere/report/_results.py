@@ -50,6 +50,8 @@ class Collected:
     trials: list[ScoredTrial]
     conflicts: list[ConflictRun]
     """Trials of conflict instances, with their side checks' verdicts."""
+    stale: int = 0
+    """Stored trials of instances the rollout's benchmark no longer holds (left out)."""
 
 
 def collect(store: RolloutStore) -> Collected:
@@ -60,7 +62,11 @@ def collect(store: RolloutStore) -> Collected:
     suites = {i.suite for i in instances.values()}
     trials = []
     conflicts = []
+    stale = 0
     for stored in store.iter_trials():
+        if stored.result.trial.instance not in instances:
+            stale += 1  # stored by an earlier config whose benchmark held that instance
+            continue
         scored, conflict = scored_trial(stored, instances)
         trials.append(scored)
         if conflict is not None:
@@ -71,6 +77,7 @@ def collect(store: RolloutStore) -> Collected:
         instances=instances,
         trials=trials,
         conflicts=conflicts,
+        stale=stale,
     )
 
 
@@ -132,6 +139,11 @@ def report_for(store: RolloutStore, *, human_labels: str | Path | None = None) -
         trials=collected.trials,
         breakdowns=list(suite.breakdowns()) if suite else [],
     )
+    if collected.stale:
+        report.notes.append(
+            f"{collected.stale} stored trial(s) belong to instances the benchmark no longer "
+            "holds (run under an earlier config): they are left out of every table."
+        )
     judged = read_judged(store, collected)
     if suite is not None and suite.name == "octobench":
         sources = {

@@ -25,6 +25,7 @@ from adhere.core import Instance, Trajectory, Trial, TrialResult, Verdict, plain
 from adhere.errors import AdhereError
 from adhere.observe import Redactor, normalize, tag_sources
 from adhere.runner._faults import RETRY_BACKOFF_SECONDS, outcome_counts, retry_delay, trial_fault
+from adhere.runner._fingerprint import Fingerprint, changed_parts
 from adhere.runner._workspace import changed_files, trial_workspace
 from adhere.scaffolds import ProxyEndpoint, Scaffold, ScaffoldResult, TrialContext, WireApi
 from adhere.suites import Suite
@@ -98,6 +99,8 @@ class RunSummary:
     """Trials that ended as upstream faults after their retries."""
     retried: int = 0
     """In-run retries of upstream faults."""
+    rerun_changed: int = 0
+    """Finished trials run again because their config changed (``--rerun-changed``)."""
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
     scoring: Any = None
@@ -132,8 +135,12 @@ class Engine:
         secrets: Sequence[str] = (),
         max_retries: int = 0,
         retry_backoff_seconds: float = RETRY_BACKOFF_SECONDS,
+        fingerprints: Mapping[str, Fingerprint] | None = None,
     ) -> None:
         self.store = store
+        self.fingerprints = fingerprints or {}
+        """Trial id → the config it runs under; a finished trial is skipped only when
+        its stored result has the same (or none: written before fingerprints)."""
         # The proxy redacts what it records; this covers what the runner writes itself
         # (scaffold output tails, final texts, changed files, error messages).
         self.redactor = Redactor(secrets)
@@ -161,8 +168,10 @@ class Engine:
         for trial in trials:
             previous = self.store.read_result(trial)
             if previous is not None and previous.status == "ok":
-                summary.skipped += 1
-                continue
+                if not self._changed(trial, previous):
+                    summary.skipped += 1
+                    continue
+                summary.rerun_changed += 1
             attempt = 1
             if previous is not None:
                 self.store.archive_attempt(trial, previous.attempt)
@@ -210,6 +219,10 @@ class Engine:
             await asyncio.gather(*workers, return_exceptions=True)
             summary.seconds = time.monotonic() - started
         return summary
+
+    def _changed(self, trial: Trial, previous: TrialResult) -> bool:
+        planned = self.fingerprints.get(trial.id)
+        return planned is not None and bool(changed_parts(previous.fingerprint_parts, planned))
 
     async def _drive(
         self, trial: Trial, instance: Instance
@@ -290,6 +303,11 @@ class Engine:
             output_tokens=sum(int(u.get("output_tokens", 0)) for u in usage),
             outcomes=outcome_counts(records),
         )
+        planned = self.fingerprints.get(trial.id)
+        if planned is not None:
+            result = result.model_copy(
+                update={"fingerprint": planned.digest, "fingerprint_parts": dict(planned.parts)}
+            )
         self.store.write_result(result)
         return result
 

@@ -13,7 +13,7 @@ import logging
 import os
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -31,9 +31,11 @@ from adhere.observe import (
 )
 from adhere.runner._engine import Engine, ModelTarget, Progress, RunSummary
 from adhere.runner._faults import RETRY_BACKOFF_SECONDS
+from adhere.runner._fingerprint import Fingerprint
 from adhere.runner._pairing import client_api, upstream_for
 from adhere.runner._plan import apply_filters, plan_trials
 from adhere.runner._progress import StoreProgress
+from adhere.runner._reuse import ReuseCheck, check_reuse, plan_fingerprints
 from adhere.runner._workspace import default_work_root
 from adhere.scaffolds import Scaffold, default_cache_dir, get_scaffold
 from adhere.scoring import Scorer, score_rollout
@@ -54,6 +56,10 @@ class Prepared:
     trials: list[Trial]
     store: RolloutStore
     scaffolds: dict[str, Scaffold]
+    fingerprints: dict[str, Fingerprint] = field(default_factory=dict)
+    """Trial id → the config it runs under (stored with its result)."""
+    reuse: ReuseCheck = field(default_factory=ReuseCheck)
+    """Finished trials whose config changed (run again) or is unknown (reused)."""
 
 
 def suite_lookup(config: RunConfig) -> Suite:
@@ -84,8 +90,14 @@ def rollout_scaffolds(rollout: Rollout, rollout_file: str = "") -> dict[str, Sca
     return out
 
 
-def prepare(config: RunConfig) -> Prepared:
-    """Resolve instances, plan trials and open the store (writes the spec snapshot)."""
+def prepare(config: RunConfig, *, rerun_changed: bool = False) -> Prepared:
+    """Resolve instances, plan trials and open the store (writes the spec snapshot).
+
+    Raises:
+        SpecError: Invalid specs, or finished trials ran under a different config
+            (see :func:`~adhere.runner._reuse.check_reuse`) and ``rerun_changed`` is
+            false.
+    """
     suite = suite_lookup(config)
     bench_file = config.files.get(f"Benchmark/{config.benchmark.metadata.name}", "")
     instances = suite.load(config.benchmark.spec, base_dir=config.base_dir, file=bench_file)
@@ -96,6 +108,8 @@ def prepare(config: RunConfig) -> Prepared:
         open_store(config.rollout.spec.storage, base_dir=config.base_dir),
         config.rollout.metadata.name,
     )
+    fingerprints = plan_fingerprints(config, instances, trials, scaffolds)
+    reuse = check_reuse(store, config, trials, fingerprints, rerun_changed=rerun_changed)
     documents = [
         r.model_dump(mode="json", by_alias=True, exclude_none=True)
         for r in (config.rollout, config.benchmark, config.judge_panel)
@@ -114,6 +128,8 @@ def prepare(config: RunConfig) -> Prepared:
         trials=trials,
         store=store,
         scaffolds=scaffolds,
+        fingerprints=fingerprints,
+        reuse=reuse,
     )
 
 
@@ -261,6 +277,7 @@ async def execute(
             secrets=calls.secrets,
             max_retries=prepared.config.rollout.spec.max_retries,
             retry_backoff_seconds=retry_backoff_seconds,
+            fingerprints=prepared.fingerprints,
         )
         summary = await engine.run(prepared.trials)
         tracked.write("scoring", force=True)

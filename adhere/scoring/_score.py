@@ -56,6 +56,8 @@ class ScoreSummary:
     judge_calls: int = 0
     errors: int = 0
     """``error`` verdicts among the stored ones (suite, verifier or the panel's vote)."""
+    stale: int = 0
+    """Stored trials of instances the benchmark no longer holds (not scored)."""
     judge_errors: dict[str, int] = field(default_factory=dict)
     """Per judge, its own ``error`` verdicts (a ``mean`` panel scores each judge's)."""
     seconds: float = 0.0
@@ -79,6 +81,11 @@ class ScoreSummary:
             f"{self.judged_checks} judged ({self.judge_calls} judge calls), "
             f"{self.undecided_checks} undecided, {self.errors} errored"
             + (f"; judges' own errored verdicts: {judges}" if judges else "")
+            + (
+                f"; {self.stale} stored trial(s) of instances no longer in the benchmark not scored"
+                if self.stale
+                else ""
+            )
         )
 
 
@@ -273,9 +280,24 @@ async def score_trial(
     record_trial(store, trial, instance, decided, judged, summary)
 
 
-def ok_trials(store: RolloutStore) -> list[Trial]:
-    """The trials a scoring pass scores: every one that finished ``ok``."""
-    return [s.result.trial for s in store.iter_trials() if s.result.status == "ok"]
+def ok_trials(
+    store: RolloutStore,
+    instances: Mapping[str, Instance] | None = None,
+    summary: ScoreSummary | None = None,
+) -> list[Trial]:
+    """The trials a scoring pass scores: every one that finished ``ok``.
+
+    With ``instances``, only trials of those instances: a trial of an instance the
+    benchmark no longer holds (stored by an earlier config) is not scored, and is
+    counted in ``summary.stale``.
+    """
+    found = [s.result.trial for s in store.iter_trials() if s.result.status == "ok"]
+    if instances is None:
+        return found
+    kept = [t for t in found if t.instance in instances]
+    if summary is not None:
+        summary.stale += len(found) - len(kept)
+    return kept
 
 
 class Scorer(Protocol):
@@ -326,7 +348,7 @@ async def score_rollout(
     """Score every trial of the rollout that finished ``ok`` (a :class:`Scorer`)."""
     started = time.monotonic()
     summary = ScoreSummary()
-    trials = ok_trials(store)
+    trials = ok_trials(store, instances, summary)
     asks = JudgeAsks(judge_endpoints or {}) if panel is not None else None
     judges = asks.judges(panel) if panel is not None and asks is not None else []
     semaphore = asyncio.Semaphore(parallelism)

@@ -62,7 +62,7 @@ def test_quickstart_command_prints_report_with_oracle_perfect_and_noisy_below(
     # A second run finds everything done and runs nothing.
     again = run_cli("run", str(tmp_path / "rollout.yaml"), "--no-report")
     assert again.returncode == 0, again.stderr
-    assert "0 ran (0 ok, 0 failed), 72 already done, 72 planned" in again.stderr
+    assert "0 ran (0 ok, 0 failed), 72 already done (same config), 72 planned" in again.stderr
 
 
 def test_resume_after_kill_loses_nothing_and_runs_nothing_twice(
