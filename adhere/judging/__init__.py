@@ -60,6 +60,7 @@ from adhere.judging._panel import (
     endpoint_key,
     majority_vote,
     run_panel,
+    served_at,
 )
 from adhere.judging._panel_scores import (
     PanelScore,
@@ -179,6 +180,7 @@ __all__ = [
     "run_checks",
     "run_panel",
     "scores_by_judge",
+    "served_at",
     "strip_feedback",
     "trajectory_digest",
     "validate_checks",

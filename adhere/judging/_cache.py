@@ -5,7 +5,8 @@ A key is the SHA-256 of canonical JSON (sorted keys, no whitespace, UTF-8) over:
 * the check — id, description, kind, source and explicit condition (an inferred
   condition is a function of the description, so it is covered);
 * :func:`trajectory_digest` — what the judge sees of the trajectory;
-* the judge's model and the prompt version.
+* the judge's model, where it is served (API shape and the spec's base URL, so the
+  same model name at another endpoint is another judge) and the prompt version.
 
 Re-judging with all of these unchanged finds every verdict in the cache and makes no
 model call. Only decided verdicts (pass, fail, n/a) are stored: an ``error`` is
@@ -54,9 +55,20 @@ def trajectory_digest(trajectory: Trajectory) -> str:
     return hashlib.sha256(_canonical(_judged_view(trajectory))).hexdigest()
 
 
-def cache_key(check: Check, trajectory_digest: str, judge_model: str, prompt_version: str) -> str:
-    """The cache key (64 hex digits) of ``check`` judged by ``judge_model`` on a trajectory."""
-    payload = {
+def cache_key(
+    check: Check,
+    trajectory_digest: str,
+    judge_model: str,
+    prompt_version: str,
+    judge_endpoint: str = "",
+) -> str:
+    """The cache key (64 hex digits) of ``check`` judged by ``judge_model`` on a trajectory.
+
+    ``judge_endpoint`` names where the model is served (API shape and the spec's base
+    URL): the same model name at another endpoint is another judge. Empty (callers
+    that do not know it) leaves it out of the key.
+    """
+    payload: dict[str, object] = {
         "check": {
             "id": check.id,
             "description": check.description,
@@ -68,6 +80,8 @@ def cache_key(check: Check, trajectory_digest: str, judge_model: str, prompt_ver
         "judge_model": judge_model,
         "prompt_version": prompt_version,
     }
+    if judge_endpoint:
+        payload["judge_endpoint"] = judge_endpoint
     return hashlib.sha256(_canonical(payload)).hexdigest()
 
 

@@ -73,6 +73,7 @@ async def judge_trial(
     prompt_version: str = PROMPT_VERSION,
     limits: RenderLimits | None = None,
     gate: PrefixGate | None = None,
+    judge_endpoint: str = "",
 ) -> list[Verdict]:
     """Judge ``checks`` on ``trajectory`` with one judge; one verdict per check, in order.
 
@@ -92,6 +93,7 @@ async def judge_trial(
         gate: Orders the calls (they share the transcript as prompt prefix); a panel
             passes one gate to all judges of an endpoint. ``None``: a gate of this
             trial's own, first call alone, then the others at once.
+        judge_endpoint: Where the judge's model is served (part of the cache key).
 
     Raises:
         ValueError: Duplicate check ids, an unknown prompt version, or a limit below 1.
@@ -112,7 +114,7 @@ async def judge_trial(
     if cache is not None:
         digest = trajectory_digest(trajectory)
         for check in checks:
-            keys[check.id] = cache_key(check, digest, model, prompt_version)
+            keys[check.id] = cache_key(check, digest, model, prompt_version, judge_endpoint)
             hit = cache.get(keys[check.id])
             if hit is not None:
                 decided[check.id] = _restamp(hit, judge_name)

@@ -60,6 +60,7 @@ __all__ = [
     "endpoint_key",
     "majority_vote",
     "panel_judges",
+    "served_at",
     "run_panel",
 ]
 
@@ -81,6 +82,8 @@ class PanelJudge:
             ordered together. Empty: the judge's ``model`` stands for it.
         prefix_concurrency: The endpoint's limit of calls in flight on one trial once
             the first was answered (``Limits.prefix_concurrency``); ``None``: no limit.
+        served_at: Where the model is served as the spec says it (:func:`served_at`),
+            part of the verdict cache key; empty leaves it out.
     """
 
     name: str
@@ -88,11 +91,17 @@ class PanelJudge:
     ask: Ask
     endpoint: str = ""
     prefix_concurrency: int | None = None
+    served_at: str = ""
 
     @property
     def prefix_group(self) -> str:
         """What judges sharing a prefix cache have in common: the endpoint, else the model."""
         return self.endpoint or f"model {self.model}"
+
+
+def served_at(endpoint: Endpoint) -> str:
+    """A spec endpoint's API shape and base URL (``scripted`` stays ``scripted``)."""
+    return f"{endpoint.api} {endpoint.base_url.rstrip('/')}"
 
 
 def endpoint_key(endpoint: Endpoint) -> str:
@@ -109,6 +118,7 @@ def panel_judges(spec: JudgePanelSpec, ask_for: Callable[[Judge], Ask]) -> list[
             ask_for(j),
             endpoint=endpoint_key(j.endpoint),
             prefix_concurrency=j.endpoint.limits.prefix_concurrency,
+            served_at=served_at(j.endpoint),
         )
         for j in spec.judges
     ]
@@ -192,6 +202,7 @@ async def run_panel(
                 prompt_version=prompt_version,
                 limits=limits,
                 gate=gates[judge.prefix_group],
+                judge_endpoint=judge.served_at,
             )
             for judge in judges
         )

@@ -35,6 +35,7 @@ from adhere.judging import (
     needs_judge,
     run_check,
     run_panel,
+    served_at,
 )
 from adhere.models import EndpointLimiter, ModelClient, open_client
 from adhere.scoring._evidence import gather_evidence
@@ -129,6 +130,7 @@ class JudgeAsks:
                     self.ask_for(j.name),
                     endpoint=endpoint_key(endpoint),
                     prefix_concurrency=endpoint.limits.prefix_concurrency,
+                    served_at=served_at(j.endpoint),
                 )
             )
         return judges

@@ -151,7 +151,19 @@ async def test_verifiers_and_a_judge_panel_decide_every_check_once(tmp_path: Pat
         "Judge agreement (judge-decided items)",
     ]
     ranks = report.panel[1]
-    assert {r[1] for r in ranks.rows} == {"good", "emoji", "(all models)"}
+
+    # A model is ranked when every judge scored at least one of its trials: a trial a
+    # judge left an error verdict on is incomplete for that judge, never a fail.
+    def scored(model: str, judge: str) -> bool:
+        return any(
+            all(v["result"] != "error" for v in prepared.store.read_json(u, name)[judge])
+            for u in prepared.trials
+            if u.model == model
+        )
+
+    name = "judge_verdicts.json"
+    rankable = {m for m in ("good", "emoji") if all(scored(m, j) for j in "abc")}
+    assert {r[1] for r in ranks.rows} == {*rankable, "(all models)"}
     fleiss = report.panel[2].rows[-1]
     # items every judge decided (a judge's error verdicts are left out of κ)
     assert fleiss[0] == "all judges" and 0 < int(fleiss[2]) <= 18

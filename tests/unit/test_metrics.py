@@ -22,9 +22,7 @@ def test_score_trial_excludes_na_and_holds_errors_apart_as_undecided() -> None:
 def test_an_expected_check_without_a_verdict_is_missing_and_blocks_a_pass() -> None:
     """The measured case: two checks passed by verifiers, two judge-bound checks never
     decided (no panel) — the trial used to count as passed."""
-    verdicts = [
-        Verdict(check_id=c, result="pass", decided_by="no_emoji") for c in ("SP-1", "SP-2")
-    ]
+    verdicts = [Verdict(check_id=c, result="pass", decided_by="no_emoji") for c in ("SP-1", "SP-2")]
     expected = ("SP-1", "SP-2", "UQ-1", "UQ-2")
     score = score_trial(verdicts, expected)
     assert (score.passed, score.applicable, score.missing) == (2, 2, 2)

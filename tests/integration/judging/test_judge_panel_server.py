@@ -163,7 +163,14 @@ async def test_three_judges_differ_but_agree_and_kappa_is_computed(server, traje
     trials = judge_trials({"model": "careful", "scaffold": "claude-code"}, "ok", result)
     scores = panel_scores(trials)[("careful",)]
     assert set(scores.judges) == set(models)
-    assert scores.csr_mean is not None and scores.csr_std is not None
+    # A judge that left an error verdict has no score on the trial (incomplete, not a
+    # fail); the spread is over the judges that decided every item.
+    errored = {n for n in models if any(v.result == "error" for v in per_judge[n])}
+    for name in models:
+        assert (scores.judges[name].csr is None) == (name in errored)
+        assert scores.judges[name].incomplete == (name in errored)
+    assert (scores.csr_mean is None) == (errored == set(models))
+    assert (scores.csr_std is not None) == (len(models) - len(errored) >= 2)
     assert len(result.majority) == len(checks)
 
 

@@ -53,6 +53,22 @@ def test_cache_key_changes_with_trajectory_model_and_prompt_version():
     assert cache_key(CHECK, digest, "m", "v2") != key
 
 
+def test_the_same_model_name_at_another_endpoint_is_another_judge():
+    """A cached verdict of 'gpt-x' served by one endpoint is not reused for 'gpt-x' at
+    another (a local server, another provider): the scoring config changed."""
+    from adhere.judging import served_at
+    from adhere.spec import Endpoint
+
+    digest = trajectory_digest(TRAJ)
+    hosted = Endpoint(api="openai", base_url="https://api.example/v1/", model="gpt-x")
+    local = hosted.model_copy(update={"base_url": "http://127.0.0.1:8080/v1"})
+    assert served_at(hosted) == "openai https://api.example/v1"
+    at_hosted = cache_key(CHECK, digest, "gpt-x", "v1", served_at(hosted))
+    assert at_hosted == cache_key(CHECK, digest, "gpt-x", "v1", served_at(hosted))
+    assert at_hosted != cache_key(CHECK, digest, "gpt-x", "v1", served_at(local))
+    assert at_hosted != cache_key(CHECK, digest, "gpt-x", "v1")
+
+
 def test_memory_cache_counts_hits_and_misses():
     cache = MemoryVerdictCache()
     verdict = Verdict(check_id="c1", result="pass", decided_by="judge:a")
