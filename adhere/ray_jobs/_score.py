@@ -26,7 +26,13 @@ from typing import Any
 from adhere.artifacts import JudgeCallRecord, RolloutStore, append_judge_calls
 from adhere.core import Check, Instance, Trajectory, Trial, Verdict
 from adhere.errors import AdhereError, ClusterError
-from adhere.judging import VerdictCache, cache_key, needs_judge, trajectory_digest
+from adhere.judging import (
+    VerdictCache,
+    cache_key,
+    needs_judge,
+    served_at,
+    trajectory_digest,
+)
 from adhere.ray_jobs._pools import Pools, start_pools
 from adhere.ray_jobs._session import ray_session
 from adhere.ray_jobs._workers import Judged
@@ -84,7 +90,13 @@ def _cached_entries(
         for check in checks:
             if not needs_judge(check):
                 continue
-            key = cache_key(check, digest, judge.endpoint.model, panel.spec.prompt_version)
+            key = cache_key(
+                check,
+                digest,
+                judge.endpoint.model,
+                panel.spec.prompt_version,
+                served_at(judge.endpoint),
+            )
             verdict = cache.get(key)
             if verdict is not None:
                 found[key] = verdict

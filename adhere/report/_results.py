@@ -34,7 +34,7 @@ from adhere.metrics import (
     side_checks,
 )
 from adhere.report._conflict import conflict_tables
-from adhere.report._document import Report, build_report
+from adhere.report._document import Report, build_report, rate_cell
 from adhere.report._paper import paper_tables
 from adhere.report._plot import bar_svg
 from adhere.suites import get_suite
@@ -234,9 +234,26 @@ def split_tables(collected: Collected, report: Report) -> list[Table]:
         labels = {t.keys[key] for t in split}
         if len(labels) < 2:
             continue
-        header = [*group, key, "trials", report.isr_name, report.csr_name, "items"]
+        header = [
+            *group,
+            key,
+            "trials",
+            report.isr_name,
+            report.csr_name,
+            "scored",
+            "incomplete",
+            "items",
+        ]
         rows = [
-            [*(str(k) for k in keys), str(r.scored), pct(r.isr), pct(r.csr), str(r.items)]
+            [
+                *(str(k) for k in keys),
+                str(r.trials),
+                rate_cell(r, r.isr),
+                rate_cell(r, r.csr),
+                str(r.scored),
+                str(r.incomplete),
+                str(r.items),
+            ]
             for keys, r in group_rates(split, [*group, key]).items()
         ]
         tables.append(Table(title=title, header=header, rows=rows))
