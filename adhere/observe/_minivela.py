@@ -1,7 +1,7 @@
 """mini-vela's raw call logs, read and mapped to adhere's call records. Pure.
 
-mini-vela (the OctoBench harness) records calls with a LiteLLM proxy callback that
-appends one JSON object a line to ``<session_id>.jsonl``::
+mini-vela (the OctoBench harness) records calls with a callback of its logging proxy
+that appends one JSON object a line to ``<session_id>.jsonl``::
 
     {"session_id": "<instance id>", "biz_id": "", "request_time": <ms since epoch>,
      "request_body": {"messages": [...], "system": [...], "tools": [...],
@@ -10,7 +10,7 @@ appends one JSON object a line to ``<session_id>.jsonl``::
 
 What the format means for an importer:
 
-- **Each call is logged twice.** LiteLLM runs both the synchronous and the
+- **Each call is logged twice.** The logging proxy runs both the synchronous and the
   asynchronous success hook of a callback, and mini-vela's asynchronous hook calls the
   synchronous one, so every call is written twice, milliseconds apart, with the same
   ``request_body`` and ``response_body``. :func:`dedupe` pairs identical lines of a
@@ -26,7 +26,7 @@ What the format means for an importer:
   conversations are carried over through the neutral messages (a ``system`` message
   in the middle of the conversation becomes a user turn, since the Anthropic shape
   has no other place for it).
-- The log does not say whether a call streamed (LiteLLM hands the callback the
+- The log does not say whether a call streamed (the proxy hands the callback the
   assembled response either way): imported calls read ``stream: false``.
 - ``request_time`` is taken when the hook runs, after the answer; it becomes the
   record's ``started_at``; durations and token usage are not logged (0 and ``null``).

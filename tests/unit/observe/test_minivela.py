@@ -6,7 +6,7 @@ sessions named after instances of examples/octobench-sample — a Claude Code se
 Kilo session (OpenAI chat messages: a system message, ``tool_calls``, a ``tool``
 message). Every call is logged twice, as mini-vela's hooks do, except the last call
 of the Claude Code session, logged once. mini-vela's log does not say whether a call
-streamed (LiteLLM gives its callback the assembled response either way), so there is
+streamed (its proxy gives the callback the assembled response either way), so there is
 no streamed/non-streamed distinction to exercise: every imported call reads
 ``stream: false``.
 """
