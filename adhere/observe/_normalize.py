@@ -218,8 +218,19 @@ def _checked(records: Sequence[ProxyCall | Mapping[str, Any]], where: str) -> li
 
 
 def _no_conversation(records: Sequence[ProxyCall], views: Sequence[CallView], where: str) -> None:
-    """Refuse a log whose model-call bodies hold no conversation in their API's shape."""
-    bodies = [r for r in records if isinstance(r.request, dict) and "_raw" not in r.request]
+    """Refuse a log whose model-call bodies hold no conversation in their API's shape.
+
+    Calls that failed (an error, or a status other than 2xx) are left out: a body the
+    endpoint refused is the trial's failure, recorded as such, not another format.
+    """
+    bodies = [
+        r
+        for r in records
+        if isinstance(r.request, dict)
+        and "_raw" not in r.request
+        and r.error is None
+        and (r.status is None or 200 <= r.status < 300)
+    ]
     if not bodies or any(v.messages or v.reply is not None for v in views):
         return
     first = bodies[0]

@@ -95,3 +95,6 @@ def test_logs_that_are_fine_stay_fine():
     # a failed call keeps its request: the trajectory has the user's message
     failed = record(status=503, error="upstream 503", request=MINI_VELA_LINE["request_body"])
     assert [m.role for m in normalize([failed]).messages] == ["user"]
+    # a body the endpoint refused is the trial's failure, not another format
+    refused = record(status=400, error="upstream 400", request={"model": "m"})
+    assert normalize([refused]).messages == []
