@@ -10,7 +10,7 @@ the exporter's change-aware reading is :class:`CachedReader`.
 """
 
 from adhere.artifacts._cache import StoreVerdictCache
-from adhere.artifacts._calls import ProxyCall
+from adhere.artifacts._calls import CALL_RECORD_FORMAT, ProxyCall
 from adhere.artifacts._layout import (
     FEEDBACK,
     INSTANCES,
@@ -32,6 +32,7 @@ from adhere.artifacts._telemetry import (
 )
 
 __all__ = [
+    "CALL_RECORD_FORMAT",
     "CachedReader",
     "FEEDBACK",
     "INSTANCES",

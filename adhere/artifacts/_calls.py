@@ -21,7 +21,35 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from adhere.errors import SpecError
 
-__all__ = ["ProxyCall"]
+__all__ = ["CALL_RECORD_FORMAT", "ProxyCall"]
+
+CALL_RECORD_FORMAT = (
+    "adhere's call record (one JSON object a line with seq, trial, upstream, api, method, "
+    "path, query, stream, request, status, response, sse_events, error, started_at, "
+    "duration_seconds, ttfb_seconds, usage; see docs/proxy.md, 'The record')"
+)
+"""What a call log's records must be, named in the errors about records that are not."""
+
+_MINI_VELA_KEYS = frozenset({"session_id", "request_body", "response_body"})
+_OWN_KEYS = frozenset({"seq", "api", "request"})
+
+
+def _foreign_record(keys: frozenset[str] | set[str]) -> str | None:
+    """Why an object with these keys is not a call record at all, or ``None`` if it may be.
+
+    A record that has none of ``seq``, ``api`` and ``request`` is another format, not
+    a call record with a field wrong; mini-vela's logs are named, with their importer.
+    """
+    if keys & _OWN_KEYS:
+        return None
+    shown = ", ".join(sorted(keys)[:8]) or "none"
+    why = f"not a call record: expected {CALL_RECORD_FORMAT}; this record has keys {shown}"
+    if _MINI_VELA_KEYS <= keys:
+        why += (
+            ". It is a mini-vela log line: import such logs with "
+            "`adhere import mini-vela DIR --out RUN`"
+        )
+    return why
 
 
 class ProxyCall(BaseModel):
@@ -107,13 +135,19 @@ class ProxyCall(BaseModel):
             where: What it was read from (a file and line), for errors.
 
         Raises:
-            SpecError: A field is missing, unknown or of the wrong type; the error
-                names it.
+            SpecError: A field is missing, unknown or of the wrong type (the error
+                names it), or the object is another format altogether (the error
+                names the format expected).
         """
         if not isinstance(data, Mapping):
             raise SpecError(
-                f"a call record must be a JSON object, got {type(data).__name__}", file=where
+                f"a call record must be a JSON object, got {type(data).__name__}; "
+                f"expected {CALL_RECORD_FORMAT}",
+                file=where or None,
             )
+        foreign = _foreign_record(frozenset(str(key) for key in data))
+        if foreign is not None:
+            raise SpecError(foreign, file=where or None)
         try:
             return cls.model_validate(dict(data))
         except ValidationError as exc:
@@ -133,5 +167,7 @@ class ProxyCall(BaseModel):
         try:
             data = json.loads(line)
         except ValueError as exc:
-            raise SpecError(f"a call record is not valid JSON ({exc})", file=where) from None
+            raise SpecError(
+                f"a call record is not valid JSON ({exc})", file=where or None
+            ) from None
         return cls.from_json_dict(data, where=where)

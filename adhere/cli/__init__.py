@@ -1,9 +1,16 @@
 """The ``adhere`` command line (``main``); each ``_cmd_*`` module adds its commands."""
 
-from adhere.cli import _cmd_analyze, _cmd_cluster, _cmd_generate, _cmd_run, _cmd_tools
+from adhere.cli import (
+    _cmd_analyze,
+    _cmd_cluster,
+    _cmd_generate,
+    _cmd_import,
+    _cmd_run,
+    _cmd_tools,
+)
 from adhere.cli._app import main
 
 __all__ = ["main"]
 
-_COMMANDS = (_cmd_analyze, _cmd_cluster, _cmd_generate, _cmd_run, _cmd_tools)
+_COMMANDS = (_cmd_analyze, _cmd_cluster, _cmd_generate, _cmd_import, _cmd_run, _cmd_tools)
 """Imported for their side effect: registering commands on :data:`main`."""

@@ -3,8 +3,12 @@
 Every model call of a trial goes through the recording proxy (``/t/<trial>/<upstream>/…``),
 which records it once, redacted; the normalizer turns a trial's call log into a
 Trajectory, and the tagger labels which spans came from which instruction source.
+Another harness's logs (mini-vela's) are imported into the same records and normalized
+by the same code (:func:`import_minivela`).
 """
 
+from adhere.observe._import import ImportedTrial, import_minivela, read_minivela_logs
+from adhere.observe._minivela import MINI_VELA_FORMAT
 from adhere.observe._normalize import Truncation, normalize, thread_calls
 from adhere.observe._outcomes import MODEL_OUTCOMES, UPSTREAM_FAULTS, call_outcome, outcome_of
 from adhere.observe._proxy import RecordingProxy, serve_proxy
@@ -19,7 +23,9 @@ __all__ = [
     "DEFAULT_RULES",
     "DEFAULT_SETTLE_SECONDS",
     "FileRule",
+    "ImportedTrial",
     "JsonlDirSink",
+    "MINI_VELA_FORMAT",
     "MODEL_OUTCOMES",
     "MemorySink",
     "ProxyConfig",
@@ -32,9 +38,11 @@ __all__ = [
     "Upstream",
     "call_outcome",
     "find_text",
+    "import_minivela",
     "normalize",
-    "parse_upstream",
     "outcome_of",
+    "parse_upstream",
+    "read_minivela_logs",
     "redact",
     "render_trajectory",
     "serve_proxy",

@@ -17,18 +17,33 @@ Steps:
    name); unanswered calls and orphan results are listed in ``meta``.
 5. Long tool outputs and long tool-call string arguments are truncated for judging
    with an explicit marker; the raw log keeps everything.
+
+Records must be adhere's call records (:class:`adhere.artifacts.ProxyCall`, or their
+JSON objects, which are validated): another format is an error naming the format
+expected, never an empty trajectory — a record of an API shape the decoders do not
+know, or a log none of whose records holds a conversation in its API's shape.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from adhere.artifacts import ProxyCall
+from adhere.artifacts import CALL_RECORD_FORMAT, ProxyCall
 from adhere.core import ChatMessage, ToolCall, ToolSpec, Trajectory
+from adhere.errors import SpecError
 from adhere.wire import CallView, decode_call
+
+_CONVERSATION = {
+    "anthropic": "messages",
+    "openai": "messages",
+    "openai-chat": "messages",
+    "openai-responses": "input",
+    "gemini": "contents",
+}
+"""API shape → the request field that holds the conversation."""
 
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 _SPACE = re.compile(r"\s+")
@@ -181,20 +196,84 @@ def _trajectory(thread: _Thread, truncation: Truncation, meta: dict[str, Any]) -
     )
 
 
+def _checked(records: Sequence[ProxyCall | Mapping[str, Any]], where: str) -> list[ProxyCall]:
+    """The records as :class:`ProxyCall`; ``SpecError`` naming the format otherwise."""
+    out = []
+    for index, record in enumerate(records):
+        place = f"{where}record {index}"
+        call = (
+            record
+            if isinstance(record, ProxyCall)
+            else ProxyCall.from_json_dict(record, where=place)
+        )
+        if call.api not in _CONVERSATION:
+            raise SpecError(
+                f"api {call.api!r} is not an API shape adhere decodes (anthropic, openai-chat, "
+                f"openai-responses, gemini); expected {CALL_RECORD_FORMAT}",
+                file=place,
+                field="api",
+            )
+        out.append(call)
+    return out
+
+
+def _no_conversation(records: Sequence[ProxyCall], views: Sequence[CallView], where: str) -> None:
+    """Refuse a log whose model-call bodies hold no conversation in their API's shape.
+
+    Calls that failed (an error, or a status other than 2xx) are left out: a body the
+    endpoint refused is the trial's failure, recorded as such, not another format.
+    """
+    bodies = [
+        r
+        for r in records
+        if isinstance(r.request, dict)
+        and "_raw" not in r.request
+        and r.error is None
+        and (r.status is None or 200 <= r.status < 300)
+    ]
+    if not bodies or any(v.messages or v.reply is not None for v in views):
+        return
+    first = bodies[0]
+    wanted = _CONVERSATION[first.api]
+    raise SpecError(
+        f"none of the {len(records)} call records holds a conversation: record seq "
+        f"{first.seq} ({first.api}) has no request.{wanted} (its request has keys "
+        f"{', '.join(sorted(first.request)[:8]) or 'none'}) and no reply; "
+        f"expected {CALL_RECORD_FORMAT} whose request is the API call's body",
+        file=where or None,
+        field=f"request.{wanted}",
+    )
+
+
 def normalize(
-    records: Sequence[ProxyCall],
+    records: Sequence[ProxyCall | Mapping[str, Any]],
     *,
     first_user_turn: str = "",
     truncation: Truncation | None = None,
     meta: dict[str, Any] | None = None,
+    source: str = "",
 ) -> Trajectory:
-    """Build the trajectory of one trial from its raw call records (in arrival order)."""
+    """Build the trajectory of one trial from its raw call records (in arrival order).
+
+    Args:
+        records: The trial's call records, typed or as their JSON objects.
+        first_user_turn: The instance's first user turn (picks the main thread).
+        truncation: How long texts are cut for judging.
+        meta: Extra ``meta`` of the trajectory.
+        source: Where the records came from (a file), for errors.
+
+    Raises:
+        SpecError: A record is not in adhere's call record format, or none of them
+            holds a conversation; the error names the format expected.
+    """
     truncation = truncation or Truncation()
-    ordered = sorted(enumerate(records), key=lambda p: (p[1].seq, p[0]))
+    checked = _checked(records, f"{source}: " if source else "")
+    ordered = sorted(enumerate(checked), key=lambda p: (p[1].seq, p[0]))
     views = [v for v in (decode_call(r, i) for i, (_, r) in enumerate(ordered)) if v is not None]
+    _no_conversation(checked, views, source)
     threads = thread_calls(views)
     base = dict(meta or {})
-    base["recorded_calls"] = len(records)
+    base["recorded_calls"] = len(checked)
     if not threads:
         return Trajectory(meta={**base, "calls": [], "failed_calls": [], "assistant_turns": 0})
     wanted = _SPACE.sub(" ", first_user_turn).strip()

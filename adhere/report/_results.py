@@ -130,6 +130,12 @@ def _scalar(value: object) -> bool:
 def report_for(store: RolloutStore, *, human_labels: str | Path | None = None) -> Report:
     """Build the report of a rollout from its store (optionally against human labels)."""
     collected = collect(store)
+    if not collected.instances:
+        raise SpecError(
+            "the rollout has no instances (instances.jsonl is empty): nothing to report; "
+            "a log imported without --benchmark holds trajectories only",
+            file=store.where(INSTANCES),
+        )
     names = collected.suite.split(", ")
     suite = get_suite(names[0]) if len(names) == 1 else None
     report = build_report(

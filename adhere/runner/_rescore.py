@@ -9,10 +9,12 @@ unchanged rollout makes no judge call. ``--panel FILE`` scores with another Judg
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from contextlib import AsyncExitStack
 from pathlib import Path
 
-from adhere.artifacts import SPECS, RolloutStore, StoreVerdictCache, open_rollout_dir
+from adhere.artifacts import INSTANCES, SPECS, RolloutStore, StoreVerdictCache, open_rollout_dir
+from adhere.core import Instance
 from adhere.errors import SpecError
 from adhere.runner._run import judge_endpoints, serve_judges
 from adhere.scoring import Scorer, ScoreSummary, score_rollout
@@ -30,6 +32,20 @@ def stored_panel(store: RolloutStore) -> JudgePanel | None:
     return None
 
 
+def _check_instances(store: RolloutStore, instances: Mapping[str, Instance]) -> None:
+    """Refuse a rollout with trials of instances it does not hold (nothing to score them by)."""
+    missing = sorted(
+        {stored.result.trial.instance for stored in store.iter_trials()} - set(instances)
+    )
+    if missing:
+        raise SpecError(
+            f"{len(missing)} trial instance(s) are not in the rollout's instances: "
+            f"{', '.join(missing[:5])}; a log imported without --benchmark cannot be "
+            "scored (import it again with --benchmark FILE)",
+            file=store.where(INSTANCES),
+        )
+
+
 async def rescore(
     run_dir: str | Path,
     *,
@@ -45,6 +61,7 @@ async def rescore(
             raise SpecError("expected exactly one JudgePanel", file=str(panel_file))
         panel = panels[0]
     instances = {i.id: i for i in store.read_instances()}
+    _check_instances(store, instances)
     async with AsyncExitStack() as stack:
         served = await serve_judges(stack, panel)
         return await scorer(

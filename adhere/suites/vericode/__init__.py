@@ -9,7 +9,13 @@ run at the edge, as evidence (see :mod:`adhere.scoring._ruff_batch`).
 """
 
 from adhere.suites.vericode._catalog import CONFLICTS, INSTRUCTIONS, by_id, conflicts
-from adhere.suites.vericode._checks import CUSTOM_CHECKS, CheckResult, extract_code, fences
+from adhere.suites.vericode._checks import (
+    CUSTOM_CHECKS,
+    CheckResult,
+    extract_code,
+    fences,
+    has_code,
+)
 from adhere.suites.vericode._instruction import (
     CATEGORIES,
     Instruction,
@@ -58,6 +64,7 @@ __all__ = [
     "derive_tags",
     "extract_code",
     "fences",
+    "has_code",
     "load_tasks",
     "model_scores",
     "multi_turns",

@@ -1,16 +1,22 @@
 """Code extraction and the three custom checks (doc_4, doc_5, doc_6). Pure.
 
-Extraction rule: the content of the first complete fenced block (```` ``` ```` with
-an optional language tag, closed by ```` ``` ````), else the whole reply. An
-unclosed fence is not a block.
+Extraction rule: the body of the first complete fenced block that holds more than
+whitespace; else, when the reply has no complete fenced block, the whole reply. A
+fence is a line of three or more backticks, optionally indented, whose info string
+(language tag, then anything: ```` ```python title="x.py" ````) is free; it is closed
+by at least as many backticks ending a line (on a line of their own, or after the
+last line of code). An unclosed fence is not a block. A reply
+whose fenced blocks are all empty has no code (``""``): :func:`has_code` is false, and
+the suite fails every code check of it rather than letting empty input pass Ruff.
 
 - ``bare_code`` (doc_4): the whole reply, stripped, is non-empty and parses as Python
   (so prose and fences fail).
-- ``no_comments`` (doc_5): the extracted code parses and holds no comment token and
-  no docstring (a string expression first in a module, class or function body).
+- ``no_comments`` (doc_5): the extracted code is not empty, parses, and holds no
+  comment token and no docstring (a string expression first in a module, class or
+  function body).
 - ``python_json`` (doc_6): the reply is exactly two fenced blocks — the first tagged
-  ``python`` (or ``py``), the second ``json`` — with nothing but whitespace around
-  them, and the JSON block parses.
+  ``python`` (or ``py``) and not empty, the second ``json`` — with nothing but
+  whitespace around them, and the JSON block parses.
 """
 
 from __future__ import annotations
@@ -23,14 +29,21 @@ import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["CUSTOM_CHECKS", "CheckResult", "Fence", "extract_code", "fences"]
+__all__ = ["CUSTOM_CHECKS", "CheckResult", "Fence", "extract_code", "fences", "has_code"]
 
-_FENCE = re.compile(r"```[ \t]*([^\n`]*)\n(.*?)```", re.DOTALL)
+_FENCE = re.compile(
+    r"^[ \t]*(?P<ticks>`{3,})[ \t]*(?P<info>[^`\n]*)\n(?P<body>.*?)(?P=ticks)`*[ \t]*$",
+    re.DOTALL | re.MULTILINE,
+)
 
 
 @dataclass(frozen=True)
 class Fence:
-    """A fenced block: its language tag (lower case, may be empty), body and span."""
+    """A fenced block: its language tag (lower case, may be empty), body and span.
+
+    The tag is the first word of the fence's info string, so ```` ```python ```` with
+    trailing spaces or attributes (``title="x.py"``, ``{.python}``) reads ``python``.
+    """
 
     lang: str
     body: str
@@ -46,18 +59,34 @@ class CheckResult:
     reason: str
 
 
+def _lang(info: str) -> str:
+    words = info.split()
+    return words[0].strip("{}").lstrip(".").lower() if words else ""
+
+
 def fences(reply: str) -> list[Fence]:
     """The complete fenced blocks of a reply, in order."""
     return [
-        Fence(m.group(1).strip().lower(), m.group(2), m.start(), m.end())
+        Fence(_lang(m.group("info")), m.group("body"), m.start(), m.end())
         for m in _FENCE.finditer(reply)
     ]
 
 
 def extract_code(reply: str) -> str:
-    """The code of a reply: the first fenced block's body, else the whole reply."""
-    match = _FENCE.search(reply)
-    return match.group(2) if match else reply
+    """The code of a reply (see the module docstring); ``""`` when it has none.
+
+    The first fenced block with more than whitespace in it; ``""`` when every block
+    is empty; the whole reply when there is no complete block.
+    """
+    found = fences(reply)
+    if not found:
+        return reply
+    return next((f.body for f in found if f.body.strip()), "")
+
+
+def has_code(code: str) -> bool:
+    """Whether extracted code is something to check (more than whitespace)."""
+    return bool(code.strip())
 
 
 def _parses(code: str) -> str | None:
@@ -79,7 +108,9 @@ def bare_code(reply: str) -> CheckResult:
 
 
 def no_comments(code: str) -> CheckResult:
-    """doc_5: no comments and no docstrings in the extracted code."""
+    """doc_5: no comments and no docstrings in the extracted code (which must exist)."""
+    if not has_code(code):
+        return CheckResult(False, "the reply holds no code")
     problem = _parses(code)
     if problem is not None:
         return CheckResult(False, f"the code {problem}")
@@ -113,6 +144,8 @@ def python_json(reply: str) -> CheckResult:
         return CheckResult(
             False, f"expected a python block then a json block, got {code.lang!r}, {data.lang!r}"
         )
+    if not has_code(code.body):
+        return CheckResult(False, "the python block is empty")
     outside = reply[: code.start] + reply[code.end : data.start] + reply[data.end :]
     if outside.strip():
         return CheckResult(False, "text outside the two blocks")

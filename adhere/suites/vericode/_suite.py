@@ -51,7 +51,7 @@ from adhere.metrics import ScoredTrial, Table
 from adhere.spec import BenchmarkSpec
 from adhere.suites._registry import WrongItem, suite
 from adhere.suites.vericode._catalog import by_id
-from adhere.suites.vericode._checks import CUSTOM_CHECKS, extract_code
+from adhere.suites.vericode._checks import CUSTOM_CHECKS, extract_code, has_code
 from adhere.suites.vericode._load import TaskFormat, builtin_tasks, load_tasks
 from adhere.suites.vericode._metrics import report_tables
 from adhere.suites.vericode._options import check_options, read_selections
@@ -262,6 +262,8 @@ class VeriCodeSuite:
         requests: list[EvidenceRequest] = []
         for turn, k in _scored_turns(protocol, chosen):
             code = extract_code(replies[turn] or "")
+            if not has_code(code):
+                continue  # nothing to run: score() fails the turn's code checks
             requests.append(_sandbox(f"tests@{turn}", task, code))
             for instruction_id, params in chosen[:k]:
                 instruction = by_id(instruction_id)
@@ -284,7 +286,10 @@ class VeriCodeSuite:
         trajectory: Trajectory,
         evidence: Mapping[str, Evidence] | None = None,
     ) -> list[Verdict]:
-        """One verdict per check; missing or ``error`` evidence gives ``error`` verdicts."""
+        """One verdict per check; missing or ``error`` evidence gives ``error`` verdicts.
+
+        A turn without code (no reply, or only empty fenced blocks) fails its code checks.
+        """
         protocol, _task, chosen = _key(instance)
         found = evidence or {}
         replies = turn_replies(trajectory.messages, len(instance.turns))
@@ -294,6 +299,7 @@ class VeriCodeSuite:
             index = None if reply is None else turn
             prefix = _prefix(protocol, turn)
             base = {"protocol": protocol, "turn": turn, "k": k}
+            no_code = _no_code(reply, turn)
             verdicts.append(
                 _from_evidence(
                     f"{prefix}tests",
@@ -301,6 +307,7 @@ class VeriCodeSuite:
                     "vericode.tests",
                     index,
                     {**base, "kind": "tests"},
+                    no_code,
                 )  # fmt: skip
             )
             for position, (instruction_id, _params) in enumerate(chosen[:k], start=1):
@@ -321,6 +328,7 @@ class VeriCodeSuite:
                             "vericode.ruff",
                             index,
                             details,
+                            no_code,
                         )  # fmt: skip
                     )
                     continue
@@ -359,13 +367,26 @@ class VeriCodeSuite:
         return report_tables(trials)
 
 
+def _no_code(reply: str | None, turn: int) -> str | None:
+    """Why turn ``turn`` has no code to check, or ``None`` when it has some."""
+    if reply is None:
+        return f"no reply to turn {turn}: no code to check"
+    if not has_code(extract_code(reply)):
+        return f"the reply to turn {turn} holds no code (its fenced blocks are empty)"
+    return None
+
+
 def _from_evidence(
     check_id: str,
     found: Evidence | None,
     decided_by: str,
     index: int | None,
     details: dict[str, Any],
+    no_code: str | None = None,
 ) -> Verdict:
+    if no_code is not None:
+        return Verdict(check_id=check_id, result="fail", decided_by=decided_by,
+                       reasoning=no_code, evidence=index, details=details)  # fmt: skip
     if found is None or found.status == "error":
         reason = "no evidence was gathered" if found is None else found.detail
         return Verdict(check_id=check_id, result="error", decided_by=decided_by,

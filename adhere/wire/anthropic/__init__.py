@@ -5,7 +5,9 @@ module                 what it does, for whom
 =====================  ============================================================
 ``_client``            :class:`AnthropicWire`: a :class:`~adhere.wire.ChatRequest`
                        as a request body, a ``message`` (whole or streamed) back into
-                       a neutral reply; the model clients use it
+                       a neutral reply; the model clients use it.
+                       :func:`encode_anthropic_messages`: neutral messages as
+                       Messages turns (also the mini-vela importer)
 ``_server``            :class:`AnthropicCodec`: a request body into neutral
                        messages, a reply out as a ``message`` or its stream events;
                        the scripted policy server (a test double) uses it
@@ -18,7 +20,7 @@ module                 what it does, for whom
 =====================  ============================================================
 """
 
-from adhere.wire.anthropic._client import AnthropicWire
+from adhere.wire.anthropic._client import AnthropicWire, encode_anthropic_messages
 from adhere.wire.anthropic._reassemble import AnthropicReassembler
 from adhere.wire.anthropic._server import AnthropicCodec
 
@@ -26,4 +28,5 @@ __all__ = [
     "AnthropicCodec",
     "AnthropicReassembler",
     "AnthropicWire",
+    "encode_anthropic_messages",
 ]

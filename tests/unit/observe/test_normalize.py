@@ -262,7 +262,7 @@ def test_gemini_function_calls_pair_by_name():
 def test_garbage_records_never_crash():
     records = [
         recorded(api="anthropic", request={"_raw": "not json"}),
-        recorded(api="unknown", request={}),
+        recorded(api="openai-chat", request=None),
         recorded(
             api="anthropic",
             request={"messages": [{"role": "user", "content": [{"type": "image"}]}]},

@@ -113,7 +113,7 @@ def test_scoring_from_evidence():
     trajectory = _trajectory(multi, replies[:3])  # the last turn went unanswered
     requests = suite.evidence(multi, trajectory)
     ids = [r.id for r in requests]
-    assert ids == ["tests@0", "tests@1", "tests@2", "ruff:style_3@2", "tests@3", "ruff:style_3@3"]
+    assert ids == ["tests@0", "tests@1", "tests@2", "ruff:style_3@2"]  # turn 3 has no code
     evidence = {r.id: Evidence(id=r.id, status="pass") for r in requests}
     evidence["ruff:style_3@2"] = Evidence(id="ruff:style_3@2", status="error", detail="no ruff")
     del evidence["tests@1"]
@@ -125,6 +125,7 @@ def test_scoring_from_evidence():
     )
     assert verdicts["t2.doc_6"].result == "pass" and verdicts["t2.doc_6"].evidence == 2
     assert verdicts["t3.doc_6"].result == "fail"  # no reply at turn 3
+    assert verdicts["t3.tests"].result == verdicts["t3.style_3"].result == "fail"
     assert verdicts["t3.doc_5"].details["position"] == 3
     assert verdicts["t3.doc_5"].details["instruction_category"] == "doc"
 

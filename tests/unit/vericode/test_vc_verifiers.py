@@ -172,3 +172,5 @@ def test_extraction_rule():
     # an unclosed fence is not a block: the whole reply is the code
     assert extract_code("```python\nx = 1\n") == "```python\nx = 1\n"
     assert extract_code("") == ""
+    # the first block with code in it, not an empty one
+    assert extract_code("```python\n```\n```python\nb = 2\n```") == "b = 2\n"
