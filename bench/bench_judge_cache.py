@@ -16,10 +16,11 @@ so no row inherits another's cache:
 
 A panel of two judges on one endpoint, ``--trials`` trials judged at once, each with
 ``--checks`` judge-bound checks in batches of at most ``--batch`` (fewer when the
-``--max-tokens`` reply cap cannot hold them), one attempt per item (no re-asks: every row makes the same calls), replies
-capped at ``--max-tokens``. The figures are the share of judge input tokens the server
-served from its cache, summed over the judge call records, and wall time; the
-``concurrent`` row is the baseline measured in the same run.
+``--max-tokens`` reply cap cannot hold them), one attempt per item (no re-asks: every
+row makes the same calls), replies capped at ``--max-tokens``. The figures are the
+share of judge input tokens the server served from its cache, summed over the judge
+call records, and wall time; the ``concurrent`` row is the baseline measured in the
+same run.
 
 Needs the model server (``bash scripts/install-model-server.sh``).
 Run: uv run python bench/bench_judge_cache.py [--trials 4] [--checks 6] [--batch 2]
