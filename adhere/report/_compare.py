@@ -1,7 +1,9 @@
 """``adhere compare``: a candidate rollout against a baseline, as a table and a report.
 
-The statistics are :func:`adhere.metrics.compare_trials` — the same the exporter
-publishes as ``adhere_regression_*`` series for a rollout with a baseline.
+The statistics are :func:`adhere.metrics.compare_trials` — the same rows the exporter
+publishes as ``adhere_regression_*`` series for a rollout with a baseline, and the
+same flags ``--fail-on-regression`` exits on. Rates and differences are shown with
+their intervals; rows with too few instances say ``insufficient data``.
 """
 
 from __future__ import annotations
