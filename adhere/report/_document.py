@@ -8,8 +8,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
+from typing import Any
 
-from adhere.metrics import Rates, ScoredTrial, Table, group_rates, pct, rates
+from adhere.metrics import (
+    Interval,
+    Rates,
+    ScoredTrial,
+    Table,
+    group_rates,
+    pct,
+    rate_intervals,
+    rates,
+)
 from adhere.observe import MODEL_OUTCOMES, UPSTREAM_FAULTS
 from adhere.report._plot import line_plot_svg, scatter_svg
 
@@ -45,6 +55,9 @@ class Report:
         return self.totals.complete
 
 
+INTERVAL_COLUMNS = ("ISR 95% CI", "CSR 95% CI")
+"""Each rate's 95% interval, clustered by instance (:func:`adhere.metrics.rate_intervals`)."""
+
 COUNT_COLUMNS = ("scored", "incomplete", "undecided checks", "errored checks", "n/a checks")
 """What every rate rests on: scored trials, trials left out as incomplete, and the
 checks with no verdict, with an ``error`` verdict, and ``n/a``."""
@@ -72,12 +85,41 @@ def count_cells(r: Rates) -> list[str]:
     ]
 
 
-def _row(labels: Sequence[object], r: Rates) -> list[str]:
+def interval_cell(interval: Interval | None) -> str:
+    """``low–high%`` of a 95% interval, or an en dash when there is none."""
+    if interval is None:
+        return "–"
+    return f"{interval.low * 100:.1f}–{interval.high * 100:.1f}%"
+
+
+def interval_cells(trials: Sequence[ScoredTrial]) -> list[str]:
+    """The :data:`INTERVAL_COLUMNS` of a group of trials."""
+    found = rate_intervals(trials)
+    return [interval_cell(found.isr), interval_cell(found.csr)]
+
+
+def grouped(
+    trials: Sequence[ScoredTrial], by: Sequence[str]
+) -> dict[tuple[Any, ...], list[ScoredTrial]]:
+    """Trials per combination of the ``by`` keys (the groups of :func:`group_rates`)."""
+    out: dict[tuple[Any, ...], list[ScoredTrial]] = {}
+    for trial in trials:
+        out.setdefault(tuple(trial.keys.get(k) for k in by), []).append(trial)
+    return out
+
+
+def _rows(trials: Sequence[ScoredTrial], by: Sequence[str]) -> list[list[str]]:
+    groups = grouped(trials, by)
+    return [_row(key, r, groups[key]) for key, r in group_rates(trials, by).items()]
+
+
+def _row(labels: Sequence[object], r: Rates, trials: Sequence[ScoredTrial]) -> list[str]:
     return [
         *(str(label) for label in labels),
         str(r.trials),
         rate_cell(r, r.isr),
         rate_cell(r, r.csr),
+        *interval_cells(trials),
         *count_cells(r),
         *(str(r.categories.get(c, 0)) for c in ISSUE_COLUMNS),
         str(r.trial_errors),
@@ -118,6 +160,7 @@ def build_report(
     tail = [
         isr_name,
         csr_name,
+        *INTERVAL_COLUMNS,
         *COUNT_COLUMNS,
         *ISSUE_COLUMNS,
         "trial errors",
@@ -126,7 +169,7 @@ def build_report(
     summary = Table(
         title="Summary",
         header=[*group, "trials", *tail],
-        rows=[_row(key, r) for key, r in group_rates(trials, group).items()],
+        rows=_rows(trials, group),
     )
     totals = rates(trials)
     report = Report(
@@ -145,7 +188,7 @@ def build_report(
             Table(
                 title=f"By {key}",
                 header=[*group, key, "trials", *tail],
-                rows=[_row(k, r) for k, r in group_rates(trials, [*group, key]).items()],
+                rows=_rows(trials, [*group, key]),
             )
         )
     if any(isinstance(t.keys.get("instructions"), int) for t in trials):
