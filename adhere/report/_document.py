@@ -5,7 +5,7 @@ Everything here is pure: it turns data into strings; the CLI prints and writes t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any
@@ -21,7 +21,7 @@ from adhere.metrics import (
     rates,
 )
 from adhere.observe import MODEL_OUTCOMES, UPSTREAM_FAULTS
-from adhere.report._plot import line_plot_svg, scatter_svg
+from adhere.report._plot import Span, line_plot_svg, scatter_svg
 
 ISSUE_COLUMNS = ("wrong", "missing", "duplicate", "extra", "type_mismatch", "invalid")
 """Invalid-output and wrong-answer categories shown next to the rates (``invalid``: a
@@ -253,52 +253,73 @@ def _summary_plots(
 ) -> dict[str, tuple[str, str]]:
     """ISR against CSR per model, and ISR by number of turns when instances vary in turns."""
     plots: dict[str, tuple[str, str]] = {}
-    points = {
-        " / ".join(str(k) for k in key): (r.csr, r.isr)
-        for key, r in group_rates(trials, group).items()
-        if r.isr is not None and r.csr is not None
-    }
+    groups = grouped(trials, group)
+    points: dict[str, tuple[float, float]] = {}
+    spans: dict[str, tuple[Span | None, Span | None]] = {}
+    for key, r in group_rates(trials, group).items():
+        if r.isr is None or r.csr is None:
+            continue
+        label = " / ".join(str(k) for k in key)
+        points[label] = (r.csr, r.isr)
+        found = rate_intervals(groups[key])
+        spans[label] = (_span(found.csr), _span(found.isr))
     if points:
-        title = f"{isr_name} against {csr_name}"
+        title = f"{isr_name} against {csr_name} (bars: 95% intervals)"
         plots["isr_vs_csr.svg"] = (
             title,
-            scatter_svg(
-                {k: (x, y) for k, (x, y) in points.items() if x is not None and y is not None},
-                title=title,
-                x_label=csr_name,
-                y_label=isr_name,
-            ),
+            scatter_svg(points, title=title, x_label=csr_name, y_label=isr_name, errors=spans),
         )
     turns = {t.keys.get("turns") for t in trials}
     if len(turns) > 1 and all(isinstance(v, int) for v in turns):
-        series: dict[str, list[tuple[float, float]]] = {}
-        for key, r in group_rates(trials, [*group, "turns"]).items():
-            if r.isr is not None:
-                series.setdefault(" / ".join(str(k) for k in key[:-1]), []).append(
-                    (float(key[-1]), r.isr)
-                )
-        title = f"{isr_name} by number of user turns"
+        series, errors = _isr_series(
+            trials, [*group, "turns"], lambda key: " / ".join(map(str, key[:-1]))
+        )
+        title = f"{isr_name} by number of user turns (bars: 95% intervals)"
         plots["by_turns.svg"] = (
             title,
-            line_plot_svg(series, title=title, x_label="user turns", y_label=isr_name),
+            line_plot_svg(
+                series, title=title, x_label="user turns", y_label=isr_name, errors=errors
+            ),
         )
     return plots
 
 
+def _span(interval: Interval | None) -> Span | None:
+    return None if interval is None else (interval.low, interval.high)
+
+
+def _isr_series(
+    trials: Sequence[ScoredTrial], by: list[str], label_of: Callable[[tuple[Any, ...]], str]
+) -> tuple[dict[str, list[tuple[float, float]]], dict[str, dict[float, Span]]]:
+    """ISR per group along the last ``by`` key (numeric), and each point's 95% interval."""
+    groups = grouped(trials, by)
+    series: dict[str, list[tuple[float, float]]] = {}
+    errors: dict[str, dict[float, Span]] = {}
+    for key, r in group_rates(trials, by).items():
+        if r.isr is None or not isinstance(key[-1], int | float):
+            continue
+        label, x = label_of(key), float(key[-1])
+        series.setdefault(label, []).append((x, r.isr))
+        span = _span(rate_intervals(groups[key]).isr)
+        if span is not None:
+            errors.setdefault(label, {})[x] = span
+    return series, errors
+
+
 def _plot(trials: Sequence[ScoredTrial], isr_name: str) -> str:
     has_length = any("length" in t.keys for t in trials)
-    by = ["model", "instructions"] + (["length"] if has_length else [])
-    series: dict[str, list[tuple[float, float]]] = {}
-    for key, r in group_rates(trials, by).items():
-        if r.isr is None or not isinstance(key[1], int):
-            continue
-        label = f"{key[0]}, length {key[2]}" if has_length else str(key[0])
-        series.setdefault(label, []).append((float(key[1]), r.isr))
+    by = ["model"] + (["length"] if has_length else []) + ["instructions"]
+    series, errors = _isr_series(
+        trials,
+        by,
+        lambda key: f"{key[0]}, length {key[1]}" if has_length else str(key[0]),
+    )
     return line_plot_svg(
         series,
-        title=f"{isr_name} by number of instructions",
+        title=f"{isr_name} by number of instructions (bars: 95% intervals)",
         x_label="instructions per sample",
         y_label=isr_name,
+        errors=errors,
     )
 
 

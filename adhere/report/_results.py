@@ -28,6 +28,7 @@ from adhere.metrics import (
     avg_at_k,
     group_rates,
     pct,
+    rate_intervals,
 )
 from adhere.report._collect import Collected, collect, scored_trial
 from adhere.report._conflict import conflict_tables
@@ -185,13 +186,18 @@ def split_tables(collected: Collected, report: Report) -> list[Table]:
         tables.append(Table(title=title, header=header, rows=rows))
         if key == "source":
             bars: dict[str, dict[str, float]] = {}
+            spans: dict[str, dict[str, tuple[float, float]]] = {}
             for keys, r in group_rates(split, [*group, key]).items():
                 if r.isr is not None:
-                    bars.setdefault(str(keys[-1]), {})[" / ".join(map(str, keys[:-1]))] = r.isr
-            plot_title = f"{report.isr_name} by instruction source"
+                    series = " / ".join(map(str, keys[:-1]))
+                    bars.setdefault(str(keys[-1]), {})[series] = r.isr
+                    found = rate_intervals(groups[keys]).isr
+                    if found is not None:
+                        spans.setdefault(str(keys[-1]), {})[series] = (found.low, found.high)
+            plot_title = f"{report.isr_name} by instruction source (bars: 95% intervals)"
             report.plots["by_source.svg"] = (
                 plot_title,
-                bar_svg(bars, title=plot_title, y_label=report.isr_name),
+                bar_svg(bars, title=plot_title, y_label=report.isr_name, errors=spans),
             )
     return tables
 
