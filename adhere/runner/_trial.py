@@ -40,16 +40,15 @@ from adhere.core import Instance, Trial, TrialResult
 from adhere.errors import SpecError, StoreError
 from adhere.models import provider_for
 from adhere.observe import DEFAULT_SETTLE_SECONDS, JsonlDirSink, Redactor
+from adhere.runner._check import resolve_scaffolds, suite_lookup
 from adhere.runner._engine import Engine, ModelTarget
 from adhere.runner._pairing import client_api
 from adhere.runner._plan import apply_filters, plan_trials
 from adhere.runner._run import (
     Prepared,
     judge_endpoints,
-    resolve_scaffolds,
     run_services,
     serve_judges,
-    suite_lookup,
 )
 from adhere.runner._workspace import default_work_root
 from adhere.scaffolds import default_cache_dir

@@ -16,6 +16,18 @@ from adhere.spec._load import (
     parse_resource,
     validate_model,
 )
+from adhere.spec._read import (
+    MAX_DEPTH,
+    check_depth,
+    check_path_text,
+    data_path,
+    decode_text,
+    json_kind,
+    parse_json,
+    parse_yaml,
+    parse_yaml_documents,
+    read_text,
+)
 from adhere.spec._resources import (
     API_VERSION,
     Benchmark,
@@ -41,6 +53,7 @@ from adhere.spec._resources import (
 
 __all__ = [
     "API_VERSION",
+    "MAX_DEPTH",
     "ApiKind",
     "Benchmark",
     "BenchmarkSource",
@@ -66,13 +79,22 @@ __all__ = [
     "SecretSource",
     "Summary",
     "TrialCounts",
+    "check_depth",
+    "check_path_text",
     "crd_manifests",
+    "data_path",
+    "decode_text",
     "format_location",
+    "json_kind",
     "iter_jsonl",
     "load_instances",
     "load_resources",
     "load_run_config",
+    "parse_json",
     "parse_resource",
+    "parse_yaml",
+    "parse_yaml_documents",
+    "read_text",
     "render_crds",
     "validate_model",
 ]
