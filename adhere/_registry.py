@@ -161,7 +161,7 @@ class Registry(Generic[T]):
             folded = name.lower().replace("_", "-")
             close = [k for k in known if k.lower().replace("_", "-") == folded]
         hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-        return f"unknown {self.noun} {name!r}{hint} (known {self.kind}: {', '.join(known)})"
+        return f"unknown {self.noun} {name!r}{hint}; known {self.kind}: {', '.join(known)}"
 
     def child(self) -> Registry[T]:
         """A registry of its own over this one: additions stay in it, lookups fall back here."""

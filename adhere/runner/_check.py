@@ -37,8 +37,8 @@ from adhere.store import check_store_uri
 from adhere.suites import Suite, get_suite
 
 __all__ = [
-    "JUDGE_APIS",
     "Checked",
+    "JUDGE_APIS",
     "check_benchmark",
     "check_panel",
     "check_rollout",

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from adhere.errors import SpecError
+from adhere.errors import SecretError, SpecError
 from adhere.judging import parse_bindings
 from adhere.runner._check import check_benchmark, check_panel, check_run
 from adhere.runner._pairing import describe_pairings
@@ -108,6 +108,17 @@ def validate_files(
     """
     if not paths:
         raise SpecError("no file given")
+    try:
+        return _validate(paths, secrets=secrets, env=env)
+    except SecretError as exc:
+        raise SecretError(
+            f"{exc} (--no-secrets skips this check, e.g. for a spec meant for a cluster)"
+        ) from None
+
+
+def _validate(
+    paths: Sequence[str | Path], *, secrets: bool, env: Mapping[str, str] | None
+) -> list[Validated]:
     names = [str(p) for p in paths]
     loaded: list[tuple[str, list[Resource], Validated]] = []
     for name in names:

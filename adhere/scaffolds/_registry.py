@@ -87,7 +87,7 @@ def get_scaffold(name: str, /, **options: Any) -> Scaffold:
         except ValidationError as exc:
             reason = exc.errors()[0]["msg"]
             raise SpecError(
-                f"bad option of scaffold {name!r}: {reason}, got {value!r}"[:500],
+                f"bad options for scaffold {name!r}: {key}: {reason}, got {value!r}"[:500],
                 field=f"options.{key}",
             ) from None
     try:

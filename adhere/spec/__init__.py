@@ -53,7 +53,6 @@ from adhere.spec._resources import (
 
 __all__ = [
     "API_VERSION",
-    "MAX_DEPTH",
     "ApiKind",
     "Benchmark",
     "BenchmarkSource",
@@ -67,6 +66,7 @@ __all__ = [
     "JudgePanelSpec",
     "JudgePanelStatus",
     "Limits",
+    "MAX_DEPTH",
     "ModelSpec",
     "ObjectMeta",
     "Resource",
@@ -85,8 +85,8 @@ __all__ = [
     "data_path",
     "decode_text",
     "format_location",
-    "json_kind",
     "iter_jsonl",
+    "json_kind",
     "load_instances",
     "load_resources",
     "load_run_config",
