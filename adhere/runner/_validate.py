@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from adhere.errors import SecretError, SpecError
 from adhere.judging import parse_bindings
@@ -32,6 +31,7 @@ from adhere.spec import (
     JudgePanel,
     Resource,
     Rollout,
+    is_bindings_document,
     load_run_config,
     parse_json,
     parse_resource,
@@ -50,15 +50,6 @@ class Validated:
 
     file: str
     lines: list[str] = field(default_factory=list)
-
-
-def _is_bindings(document: Any) -> bool:
-    return (
-        isinstance(document, dict)
-        and "bindings" in document
-        and "kind" not in document
-        and "apiVersion" not in document
-    )
 
 
 def _read(path: str) -> tuple[list[Resource], Validated]:
@@ -84,7 +75,7 @@ def _read(path: str) -> tuple[list[Resource], Validated]:
     documents = parse_yaml_documents(text, file=path)
     if not documents:
         raise SpecError("no YAML documents found", file=path)
-    if len(documents) == 1 and _is_bindings(documents[0]):
+    if len(documents) == 1 and is_bindings_document(documents[0]):
         bindings = parse_bindings(documents[0], file=path)
         done.lines.append(f"{path}: verifier bindings ok ({len(bindings.rules)} rules)")
         return [], done

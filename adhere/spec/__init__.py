@@ -10,6 +10,8 @@ from adhere.spec._crds import crd_manifests, render_crds
 from adhere.spec._endpoint import ApiKind, Endpoint, Limits, SecretKeyRef, SecretSource
 from adhere.spec._load import (
     format_location,
+    is_bindings_document,
+    is_bindings_file,
     iter_jsonl,
     load_instances,
     load_resources,
@@ -85,6 +87,8 @@ __all__ = [
     "data_path",
     "decode_text",
     "format_location",
+    "is_bindings_document",
+    "is_bindings_file",
     "iter_jsonl",
     "json_kind",
     "load_instances",

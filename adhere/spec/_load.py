@@ -88,6 +88,26 @@ def load_resources(path: str | Path) -> list[Resource]:
     return [parse_resource(doc, file=str(path), index=i) for i, doc in enumerate(documents)]
 
 
+def is_bindings_document(document: Any) -> bool:
+    """Whether a decoded YAML document is a verifier bindings file, not a resource.
+
+    A bindings file is a mapping with a ``bindings`` list and no ``kind`` or
+    ``apiVersion`` (syntax: ``docs/verifiers.md``).
+    """
+    return (
+        isinstance(document, dict)
+        and "bindings" in document
+        and "kind" not in document
+        and "apiVersion" not in document
+    )
+
+
+def is_bindings_file(path: str | Path) -> bool:
+    """Whether ``path`` holds a bindings file (SpecError when it cannot be read as YAML)."""
+    documents = parse_yaml_documents(read_text(path), file=str(path))
+    return len(documents) == 1 and is_bindings_document(documents[0])
+
+
 def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
     """Yield (line number, decoded object) for each non-blank line of a JSONL file.
 

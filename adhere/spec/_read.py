@@ -289,7 +289,7 @@ def parse_json(text: str, *, file: str, line: int | None = None) -> Any:
 def decode_text(data: bytes, *, file: str) -> str:
     """``data`` decoded as UTF-8; SpecError naming the line and column of a bad byte."""
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")  # a leading byte-order mark is dropped
     except UnicodeDecodeError as exc:
         before = data[: exc.start]
         line = before.count(b"\n") + 1
