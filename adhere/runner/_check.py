@@ -65,6 +65,8 @@ class Checked:
 
 def _located(exc: SpecError, *, file: str, prefix: str = "") -> SpecError:
     """``exc`` with ``file`` set (when it has none) and its field under ``prefix``."""
+    if exc.file and not prefix:
+        return exc  # already located (its message may spell the field itself)
     field = ".".join(p for p in (prefix, exc.field or "") if p) or None
     return SpecError(exc.message, file=exc.file or file or None, field=field)
 

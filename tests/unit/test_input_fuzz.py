@@ -13,7 +13,6 @@ import os
 import random
 import re
 import signal
-import time
 import traceback
 from collections import Counter
 from collections.abc import Iterator
@@ -76,23 +75,24 @@ def names_place(exc: AdhereError, root: Path) -> bool:
     return any(text in message for text in _WHOLE_FILE)
 
 
-def run_case(group: Group, root: Path) -> str | None:
-    """``None`` when the outcome is acceptable, else what went wrong."""
+def run_case(group: Group, root: Path) -> tuple[str, str | None]:
+    """The outcome (``accepted``, ``error``, ``problem``) and what went wrong, if anything."""
     try:
         with deadline(CASE_SECONDS):
             validate_files(group.files, env={})
     except Hang:
-        return f"no answer within {CASE_SECONDS:g} s"
+        return "problem", f"no answer within {CASE_SECONDS:g} s"
     except AdhereError as exc:
         if not names_place(exc, root):
-            return f"{type(exc).__name__} without file and field: {exc}"
+            return "problem", f"{type(exc).__name__} without file and field: {exc}"
+        return "error", None
     except Exception as exc:  # the bug this test is for
         where = traceback.extract_tb(exc.__traceback__)[-1]
-        return (
+        return "problem", (
             f"traceback: {type(exc).__name__}: {str(exc)[:200]} "
             f"(at {Path(where.filename).name}:{where.lineno})"
         )
-    return None
+    return "accepted", None
 
 
 def test_fuzzed_inputs_give_clear_errors_and_never_a_traceback(tmp_path: Path) -> None:
@@ -100,23 +100,21 @@ def test_fuzzed_inputs_give_clear_errors_and_never_a_traceback(tmp_path: Path) -
     rng = random.Random(SEED)
     problems: list[str] = []
     outcomes: Counter[str] = Counter()
-    started = time.monotonic()
     for case in range(CASES):
         group = rng.choice(groups)
         target = rng.choice(group.targets)
         data, what = mutate(rng, target, group.originals[target])
         target.write_bytes(data)
         try:
-            problem = run_case(group, tmp_path)
+            outcome, problem = run_case(group, tmp_path)
         finally:
             target.write_bytes(group.originals[target])
-        outcomes["problem" if problem else "ok"] += 1
+        outcomes[outcome] += 1
         if problem:
             problems.append(f"case {case} ({group.name}, {target.name}: {what}): {problem}")
-    elapsed = time.monotonic() - started
     assert not problems, f"{len(problems)} of {CASES} cases:\n" + "\n".join(problems[:40])
-    assert outcomes["ok"] == CASES >= 1000 or CASES < 1000
-    assert elapsed < CASES * CASE_SECONDS
+    # Mutations that keep a spec valid and ones that break it both occur.
+    assert outcomes["accepted"] > CASES // 20 and outcomes["error"] > CASES // 2, outcomes
 
 
 def test_the_unmutated_seeds_validate(tmp_path: Path) -> None:
