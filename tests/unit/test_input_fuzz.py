@@ -22,6 +22,7 @@ from pathlib import Path
 from adhere.errors import AdhereError, SecretError, SpecError
 from adhere.runner import validate_files
 from tests.fuzz_inputs import Group, build_groups, mutate
+from tests.helpers import run_cli
 
 CASES = int(os.environ.get("ADHERE_FUZZ_CASES", "1000"))
 SEED = int(os.environ.get("ADHERE_FUZZ_SEED", "13"))
@@ -125,3 +126,28 @@ def test_the_unmutated_seeds_validate(tmp_path: Path) -> None:
         for done in validate_files(group.files, env={}):
             assert done.lines and all(" ok" in line or "instance data" in line or
                                       line.startswith("  ") for line in done.lines)  # fmt: skip
+
+
+def test_fuzzed_errors_reach_the_user_as_one_line_and_exit_status_2(tmp_path: Path) -> None:
+    """A few rejected cases through the real command: the same message, one line, status 2."""
+    groups = build_groups(tmp_path)
+    rng = random.Random(SEED + 1)
+    shown = 0
+    while shown < 3:
+        group = rng.choice(groups)
+        target = rng.choice(group.targets)
+        data, _what = mutate(rng, target, group.originals[target])
+        target.write_bytes(data)
+        try:
+            try:
+                validate_files(group.files, secrets=False)
+                continue
+            except AdhereError as exc:
+                expected = f"error: {exc}"
+            proc = run_cli("validate", "--no-secrets", *map(str, group.files))
+        finally:
+            target.write_bytes(group.originals[target])
+        assert proc.returncode == 2, proc.stderr
+        assert "Traceback" not in proc.stderr
+        assert proc.stderr.rstrip("\n").split("\n") == [expected]
+        shown += 1

@@ -236,15 +236,28 @@ def _from_livecodebench(record: dict[str, Any], where: str) -> dict[str, Any]:
         prompt += f"\n\nComplete this starter code:\n```python\n{starter.rstrip()}\n```"
         kind, entry = "function", func
     else:
+        for n, case in enumerate(cases):
+            missing = [key for key in ("input", "output") if key not in case]
+            if missing:
+                raise SpecError(
+                    f"test case {n + 1} has no {' or '.join(missing)}",
+                    file=where,
+                    field="test_cases",
+                )
         tests = {"mode": "io", "cases": [(str(c["input"]), str(c["output"])) for c in cases]}
         prompt += "\n\nRead the input from standard input and write the answer to standard output."
         kind, entry = "program", "main"
+    try:
+        checked_tests = TaskTests.model_validate(tests).model_dump()
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise SpecError(err["msg"], file=where, field="test_cases") from None
     return {
         "id": safe_id(qid),
         "prompt": prompt,
         "entry_point": entry,
         "kind": kind,
-        "tests": TaskTests.model_validate(tests).model_dump(),
+        "tests": checked_tests,
         "solution": None,
         "source": "livecodebench",
     }
