@@ -113,6 +113,6 @@ async def test_clients_share_a_caller_supplied_http_session(server, make_endpoin
 
 
 async def test_scripted_placeholder_url_is_refused(make_endpoint):
-    endpoint = make_endpoint("scripted").model_copy(update={"base_url": "scripted"})
+    endpoint = make_endpoint("scripted", api="anthropic")  # the placeholder, unresolved
     with pytest.raises(ValueError, match="scripted"):
         open_client(endpoint)
