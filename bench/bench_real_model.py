@@ -11,18 +11,23 @@ One real model server (llama.cpp with SmolLM2-135M-Instruct, 4 slots; installed 
   (scoring is not timed: the window is the trials' first start to last finish).
 
 Both print the server-side generation throughput: output tokens the server reported
-(``usage``), per second of wall time. Then the records: every trial's ``calls.jsonl``
+(``usage``), per second of wall time. They take turns in ``--rounds`` rounds, each on
+its share of the calls (bare loop, then ``adhere run`` of the same trials), so load
+from elsewhere on the machine falls on both alike; the median of the rounds' ratios
+is the figure. Then the records: every trial's ``calls.jsonl``
 must hold the calls its result counts, and their total must be the number of streamed
 calls made (``--trials``, default 200): any difference is a lost record.
 
-Run: uv run python bench/bench_real_model.py [--trials N] [--max-tokens N]
+Run: uv run python bench/bench_real_model.py [--trials N] [--max-tokens N] [--rounds N]
 """
 
 import argparse
 import asyncio
 import json
+import statistics
 import tempfile
 import time
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -83,6 +88,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--trials", type=int, default=200)
     parser.add_argument("--max-tokens", type=int, default=32)
+    parser.add_argument("--rounds", type=int, default=4)
     args = parser.parse_args()
     per_language, repeats = 4, max(1, -(-args.trials // 12))
     params = GeneratorParams(
@@ -107,38 +113,58 @@ def main() -> None:
     server = ModelServer(ModelServerSettings.from_env(slots=4))
     url = asyncio.run(server.start())
     try:
-        print(f"real model server {url}: {len(bodies)} streamed calls, {args.max_tokens} tokens")
+        print(
+            f"real model server {url}: {len(bodies)} streamed calls, {args.max_tokens} tokens, "
+            f"{args.rounds} rounds of bare loop then adhere run on the same share of the calls"
+        )
         asyncio.run(bare_loop(url, bodies[:8], 4))  # warm-up: the prompts' shared prefix
-        seconds, tokens = asyncio.run(bare_loop(url, bodies, 4))
-        base = tokens / seconds
-        print(f"bare client loop: {tokens} output tokens in {seconds:.1f}s = {base:.1f} tok/s")
         with tempfile.TemporaryDirectory(prefix="adhere-bench-real-") as tmp:
             spec = write_specs(Path(tmp), url, per_language, repeats, args.max_tokens)
             prepared = prepare(load_run_config([spec]))
-            summary = asyncio.run(execute(prepared))
-            store = prepared.store
-            results = [store.read_result(t) for t in prepared.trials]
-            done = [r for r in results if r is not None]
-            first = min(datetime.fromisoformat(r.started_at) for r in done)
-            last = max(datetime.fromisoformat(r.finished_at) for r in done)
-            window = (last - first).total_seconds()
-            run_tokens = sum(r.output_tokens for r in done)
-            rate = run_tokens / window
+            trials = prepared.trials
+            ratios, ok, failed = [], 0, 0
+            totals = [0.0, 0, 0.0, 0]  # bare seconds, bare tokens, run seconds, run tokens
+            for n in range(args.rounds):
+                share = slice(n * len(trials) // args.rounds, (n + 1) * len(trials) // args.rounds)
+                seconds, tokens = asyncio.run(bare_loop(url, bodies[share], 4))
+                summary = asyncio.run(execute(replace(prepared, trials=trials[share])))
+                ok, failed = ok + summary.ok, failed + summary.failed
+                done = [r for r in (prepared.store.read_result(t) for t in trials[share]) if r]
+                first = min(datetime.fromisoformat(r.started_at) for r in done)
+                last = max(datetime.fromisoformat(r.finished_at) for r in done)
+                window = (last - first).total_seconds()
+                run_tokens = sum(r.output_tokens for r in done)
+                base, rate = tokens / seconds, run_tokens / window
+                ratios.append(rate / base)
+                totals = [
+                    totals[0] + seconds,
+                    totals[1] + tokens,
+                    totals[2] + window,
+                    totals[3] + run_tokens,
+                ]
+                print(
+                    f"round {n + 1}: bare loop {tokens} tokens in {seconds:.1f}s = {base:.1f} "
+                    f"tok/s; adhere run {run_tokens} tokens in {window:.1f}s = {rate:.1f} tok/s; "
+                    f"ratio {rate / base:.2f}"
+                )
             print(
-                f"adhere run:       {run_tokens} output tokens in {window:.1f}s = {rate:.1f} "
-                f"tok/s, ratio {rate / base:.2f} ({summary.ok} ok, {summary.failed} failed)"
+                f"all rounds: bare loop {totals[1] / totals[0]:.1f} tok/s, adhere run "
+                f"{totals[3] / totals[2]:.1f} tok/s; median ratio "
+                f"{statistics.median(ratios):.2f} ({ok} ok, {failed} failed)"
             )
-            calls = {t.id: store.read_calls(t) for t in prepared.trials}
+            store = prepared.store
+            results = [store.read_result(t) for t in trials]
+            calls = {t.id: store.read_calls(t) for t in trials}
             stored = sum(len(c) for c in calls.values())
             streamed = sum(1 for c in calls.values() for call in c if call["stream"])
             empty = sum(1 for c in calls.values() if not c)
             mismatched = sum(
                 1
-                for t, r in zip(prepared.trials, results, strict=True)
+                for t, r in zip(trials, results, strict=True)
                 if r is None or r.calls != len(calls[t.id])
             )
             print(
-                f"records: {len(prepared.trials)} trials (one call each), {stored} stored "
+                f"records: {len(trials)} trials (one call each), {stored} stored "
                 f"({streamed} streamed); trials without a record: {empty}; results whose "
                 f"call count differs from the stored records: {mismatched}"
             )
