@@ -25,7 +25,7 @@ from adhere.core import Instance, Trajectory, Trial, TrialResult, Verdict, plain
 from adhere.errors import AdhereError
 from adhere.observe import Redactor, normalize, tag_sources
 from adhere.runner._faults import RETRY_BACKOFF_SECONDS, outcome_counts, retry_delay, trial_fault
-from adhere.runner._fingerprint import Fingerprint, changed_parts
+from adhere.runner._fingerprint import Fingerprint, changed_parts, scaffold_version
 from adhere.runner._workspace import changed_files, trial_workspace
 from adhere.scaffolds import ProxyEndpoint, Scaffold, ScaffoldResult, TrialContext, WireApi
 from adhere.suites import Suite
@@ -302,6 +302,7 @@ class Engine:
             input_tokens=sum(int(u.get("input_tokens", 0)) for u in usage),
             output_tokens=sum(int(u.get("output_tokens", 0)) for u in usage),
             outcomes=outcome_counts(records),
+            scaffold_version=scaffold_version(self.scaffolds[trial.scaffold]),
         )
         planned = self.fingerprints.get(trial.id)
         if planned is not None:

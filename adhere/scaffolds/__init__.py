@@ -14,7 +14,13 @@ See ``docs/scaffolds.md``.
 """
 
 from adhere.scaffolds._install import CACHE_ENV, InstallError, default_cache_dir
-from adhere.scaffolds._registry import get_scaffold, installable, scaffold, scaffold_names
+from adhere.scaffolds._registry import (
+    get_scaffold,
+    installable,
+    scaffold,
+    scaffold_names,
+    version_support,
+)
 from adhere.scaffolds._types import (
     ProxyEndpoint,
     Scaffold,
@@ -23,8 +29,10 @@ from adhere.scaffolds._types import (
     TurnOutcome,
     WireApi,
 )
+from adhere.scaffolds._versions import BUILTIN, VersionSupport
 
 __all__ = [
+    "BUILTIN",
     "CACHE_ENV",
     "InstallError",
     "ProxyEndpoint",
@@ -32,10 +40,12 @@ __all__ = [
     "ScaffoldResult",
     "TrialContext",
     "TurnOutcome",
+    "VersionSupport",
     "WireApi",
     "default_cache_dir",
     "get_scaffold",
     "installable",
     "scaffold",
     "scaffold_names",
+    "version_support",
 ]

@@ -3,7 +3,10 @@
 One JSON object a line with ``instance_id``, ``user_query`` (one entry per user
 turn), ``system_prompt``, ``category``, ``image``, ``workspace_abs_path``,
 ``scaffold`` {name, version}, ``checklist`` and, for Skill instances,
-``expected_skill``. The checklist is keyed by instruction category; each category
+``expected_skill``. The scaffold becomes :attr:`Instance.scaffold` under adhere's name
+(:data:`SCAFFOLD_NAMES`: ``claudecode`` → ``claude-code``, ``kilo-dev`` → ``kilo``,
+``droid`` → ``droid``); a row without a version gets the paper's (:data:`PAPER_VERSIONS`,
+its Appendix A), marked as such. The checklist is keyed by instruction category; each category
 holds ``{description, checks: [{check_id, description, check_type}]}``. adhere also
 reads two optional item fields: ``verifier`` ({name, params}: decided by that
 deterministic verifier instead of the judges) and ``condition`` (when the item
@@ -31,12 +34,20 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from adhere.core import Check, CheckKind, Instance, Source, VerifierRef, Workspace
+from adhere.core import Check, CheckKind, Instance, ScaffoldRef, Source, VerifierRef, Workspace
 from adhere.errors import SpecError
 from adhere.spec import data_path, format_location, iter_jsonl
 
 MAX_WORKSPACE_FILE = 1_000_000
 """Larger workspace files are skipped (with a note in the instance metadata)."""
+
+SCAFFOLD_NAMES: dict[str, str] = {"claudecode": "claude-code", "kilo-dev": "kilo", "droid": "droid"}
+"""The published rows' scaffold names → adhere's scaffolds (other names are kept as
+written, so a row may also name an adhere scaffold directly)."""
+
+PAPER_VERSIONS: dict[str, str] = {"claude-code": "2.0.69", "kilo": "0.10.2", "droid": "0.42.2"}
+"""The versions the paper's experiments used (its Appendix A), by adhere scaffold name;
+they stand in for a row that names its scaffold without a version."""
 
 _CATEGORY_SOURCES: tuple[tuple[str, Source], ...] = (
     ("sp", Source.SYSTEM_PROMPT),
@@ -69,7 +80,7 @@ class _RawCategory(BaseModel):
 
 class _RawScaffold(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    name: str
+    name: str = Field(min_length=1, pattern=r"\S")
     version: str = ""
 
 
@@ -98,6 +109,18 @@ class RawInstance(BaseModel):
     expected_skill: str | None = None
     workspace: dict[str, str] | str | list[str] | None = None
     conflict: _RawConflict | None = None
+
+
+def scaffold_ref(raw: _RawScaffold) -> ScaffoldRef:
+    """The scaffold a row names, under adhere's name, with its (or the paper's) version."""
+    name = SCAFFOLD_NAMES.get(raw.name.strip().lower(), raw.name.strip())
+    if raw.version:
+        return ScaffoldRef(name=name, version=raw.version, named=raw.name)
+    paper = PAPER_VERSIONS.get(name)
+    if paper is None:
+        return ScaffoldRef(name=name, named=raw.name)
+    note = "the row names no version; this is the paper's, from its Appendix A"
+    return ScaffoldRef(name=name, version=paper, named=raw.name, version_note=note)
 
 
 def category_source(name: str) -> Source:
@@ -188,6 +211,7 @@ def to_instance(
         system_prompt=raw.system_prompt,
         turns=raw.user_query,
         checks=checks,
+        scaffold=scaffold_ref(raw.scaffold) if raw.scaffold else None,
         metadata={
             "category": raw.category,
             "turns": len(raw.user_query),

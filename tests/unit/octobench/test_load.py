@@ -8,14 +8,9 @@ from adhere.errors import SpecError
 from adhere.spec import BenchmarkSpec
 from adhere.suites import get_suite
 from adhere.suites.octobench import category_source, load_octobench
+from tests.helpers import shared_data
 
-SHARED = (
-    Path(__file__).resolve().parents[3].parent
-    / "shared"
-    / "data"
-    / "octocodingbench"
-    / "octocodingbench.jsonl"
-)
+SHARED = shared_data("octocodingbench", "octocodingbench.jsonl")
 
 
 def line(**over):
