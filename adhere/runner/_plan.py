@@ -300,7 +300,9 @@ def plan_trials(
     ]
     if not trials:
         reasons = Counter(s.reason for s in skipped)
-        why = "; ".join(f"{count} {reason}" for reason, count in reasons.most_common(3))
+        why = "; ".join(
+            f"{_count(count, 'instance')}: {reason}" for reason, count in reasons.most_common(3)
+        )
         raise SpecError(
             f"the rollout plans no trial: every instance is skipped ({why})",
             file=file,
