@@ -16,6 +16,7 @@ from adhere.core._text import plain_text
 from adhere.core._types import (
     SYSTEM_INDEX,
     TOOLS_INDEX,
+    WORKSPACE_IGNORE_DIRS,
     Check,
     CheckKind,
     Instance,
@@ -58,6 +59,7 @@ __all__ = [
     "Verdict",
     "VerdictResult",
     "VerifierRef",
+    "WORKSPACE_IGNORE_DIRS",
     "Workspace",
     "conversation_digest",
     "plain_text",

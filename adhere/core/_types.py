@@ -70,6 +70,24 @@ class Check(CoreModel):
     condition: str | None = None
 
 
+WORKSPACE_IGNORE_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+    }
+)
+"""Directories left out of a workspace's text files (version control, dependencies,
+caches): copied with the workspace, never read as its content."""
+
+
 class Workspace(CoreModel):
     """The files a trial starts from: inline files, directories, or a container image.
 

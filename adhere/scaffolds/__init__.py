@@ -30,10 +30,12 @@ from adhere.scaffolds._types import (
     WireApi,
 )
 from adhere.scaffolds._versions import BUILTIN, VersionSupport
+from adhere.scaffolds._workspace import DEFAULT_IGNORE_DIRS, WorkspaceLimits, collect_files
 
 __all__ = [
     "BUILTIN",
     "CACHE_ENV",
+    "DEFAULT_IGNORE_DIRS",
     "InstallError",
     "ProxyEndpoint",
     "Scaffold",
@@ -42,6 +44,8 @@ __all__ = [
     "TurnOutcome",
     "VersionSupport",
     "WireApi",
+    "WorkspaceLimits",
+    "collect_files",
     "default_cache_dir",
     "get_scaffold",
     "installable",

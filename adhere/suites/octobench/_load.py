@@ -25,7 +25,9 @@ workspace can also be given as files — either an optional ``workspace`` field 
 line (a mapping of relative path to text, or a directory path relative to the JSONL
 file, or a list of such directories layered in order so instances can share a base
 project), or a ``workspaces`` directory (Benchmark option) holding one
-sub-directory per instance id. Without either, the instance keeps only its image reference.
+sub-directory per instance id. Directories are copied into each trial as they are
+(binaries, file modes, ``.git``); no path leaves its root (see ``_workspace``).
+Without either, the instance keeps only its image reference.
 """
 
 from __future__ import annotations
@@ -36,10 +38,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from adhere.core import Check, CheckKind, Instance, ScaffoldRef, Source, VerifierRef, Workspace
 from adhere.errors import SpecError
-from adhere.spec import data_path, format_location, iter_jsonl
-
-MAX_WORKSPACE_FILE = 1_000_000
-"""Larger workspace files are skipped (with a note in the instance metadata)."""
+from adhere.spec import format_location, iter_jsonl
+from adhere.suites.octobench._workspace import (
+    check_inline,
+    directory_workspace,
+    instance_directory,
+)
 
 SCAFFOLD_NAMES: dict[str, str] = {"claudecode": "claude-code", "kilo-dev": "kilo", "droid": "droid"}
 """The published rows' scaffold names → adhere's scaffolds (other names are kept as
@@ -135,26 +139,6 @@ def category_source(name: str) -> Source:
     )
 
 
-def read_workspace_dir(root: Path) -> dict[str, str]:
-    """The text files of a workspace directory, by relative POSIX path."""
-    files: dict[str, str] = {}
-    for path in sorted(root.rglob("*")):
-        if not path.is_file() or path.stat().st_size > MAX_WORKSPACE_FILE:
-            continue
-        try:
-            files[path.relative_to(root).as_posix()] = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            continue
-    return files
-
-
-def _is_dir(path: Path) -> bool:
-    try:
-        return path.is_dir()
-    except OSError:  # e.g. a name longer than the file system allows: no such directory
-        return False
-
-
 def to_instance(
     raw: RawInstance, *, base_dir: Path, workspaces: Path | None, where: str
 ) -> Instance:
@@ -188,22 +172,17 @@ def to_instance(
         raise SpecError("the checklist has no checks", file=where, field="checklist")
     workspace = Workspace(image=raw.image)
     if isinstance(raw.workspace, dict):
+        check_inline(raw.workspace, where=where)
         workspace = Workspace(files=raw.workspace, image=raw.image)
-    elif isinstance(raw.workspace, str | list):
-        layers = [raw.workspace] if isinstance(raw.workspace, str) else raw.workspace
-        files: dict[str, str] = {}
-        for n, layer in enumerate(layers):
-            field = "workspace" if isinstance(raw.workspace, str) else f"workspace[{n}]"
-            root = data_path(layer, base_dir=base_dir, file=where, field=field).resolve()
-            if not root.is_dir():
-                raise SpecError(
-                    f"workspace directory {root} does not exist", file=where, field=field
-                )
-            files.update(read_workspace_dir(root))
-        workspace = Workspace(files=files, image=raw.image)
-    elif workspaces is not None and _is_dir(workspaces / raw.instance_id):
-        root = (workspaces / raw.instance_id).resolve()
-        workspace = Workspace(files=read_workspace_dir(root), path=str(root), image=raw.image)
+    elif isinstance(raw.workspace, str):
+        layers = [(raw.workspace, "workspace")]
+        workspace = directory_workspace(layers, base_dir=base_dir, where=where, image=raw.image)
+    elif isinstance(raw.workspace, list):
+        layers = [(layer, f"workspace[{n}]") for n, layer in enumerate(raw.workspace)]
+        workspace = directory_workspace(layers, base_dir=base_dir, where=where, image=raw.image)
+    elif workspaces is not None:
+        found = instance_directory(workspaces, raw.instance_id, where=where, image=raw.image)
+        workspace = found or workspace
     return Instance(
         id=raw.instance_id,
         suite="octobench",
