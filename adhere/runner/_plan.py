@@ -140,7 +140,7 @@ def _runs(
                 settings = ScaffoldSpec(
                     name=ref.name,
                     timeout_seconds=entry.timeout_seconds,
-                    version=entry.version or FROM_INSTANCE,
+                    version=FROM_INSTANCE,
                     instances="own",
                 )
                 runs[ref.name] = (n, settings, [])

@@ -236,6 +236,11 @@ class ScaffoldSpec(SpecModel):
                 )
             if self.instances != "all":
                 raise ValueError("the fromInstance entry has no 'instances' setting")
+            if self.version not in (None, FROM_INSTANCE):
+                raise ValueError(
+                    "the fromInstance entry runs several scaffolds: its version is "
+                    "'fromInstance'; list a scaffold by name with 'instances: own' to pin it"
+                )
         return self
 
     @property

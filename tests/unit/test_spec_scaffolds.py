@@ -43,6 +43,7 @@ def test_versions(version):
         ({"name": "claude-code", "version": "../x"}, "expected a version"),
         ({"name": "fromInstance", "options": {"a": 1}}, "takes no options"),
         ({"name": "fromInstance", "instances": "own"}, "no 'instances' setting"),
+        ({"name": "fromInstance", "version": "2.0.69"}, "its version is 'fromInstance'"),
         ({"name": "kilo", "instances": "some"}, "'all' or 'own'"),
     ],
 )
