@@ -8,6 +8,19 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def shared_data(*parts: str) -> Path:
+    """A file of the shared benchmark data (``shared/data`` beside the checkout or above).
+
+    The main checkout sits beside ``shared/``; a git worktree may sit a level deeper.
+    The first ancestor holding ``shared/data`` wins; without one, the path beside the
+    checkout (which then does not exist).
+    """
+    for parent in ROOT.parents:
+        if (parent / "shared" / "data").is_dir():
+            return parent.joinpath("shared", "data", *parts)
+    return ROOT.parent.joinpath("shared", "data", *parts)
+
+
 def bench_yaml(
     *, instructions="[3, 5]", lengths="[3, 5]", per_language=1, mode="prompt", seed=7
 ) -> str:

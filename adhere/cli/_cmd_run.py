@@ -65,14 +65,16 @@ def run(
 
     config = load_run_config(files, rollout_name=rollout_name)
     prepared = prepare(config, rerun_changed=rerun_changed)
+    from adhere.runner import describe_pairings, pairings, plan_summary
+
     err_console.print(
-        f"rollout [bold]{config.rollout.metadata.name}[/]: {len(prepared.instances)} instances × "
-        f"{len(config.rollout.spec.models)} models × {len(config.rollout.spec.scaffolds)} "
-        f"scaffolds × {config.rollout.spec.repeats} repeats = {len(prepared.trials)} trials "
-        f"→ {prepared.store.uri}",
+        f"rollout [bold]{config.rollout.metadata.name}[/]: "
+        f"{escape(plan_summary(config.rollout, prepared.plan))} → {prepared.store.uri}",
         highlight=False,
     )
-    from adhere.runner import describe_pairings, pairings
+    for planned in prepared.plan.scaffolds.values():
+        for note in planned.notes:
+            err_console.print(f"  {planned.name}: {escape(note)}", highlight=False, soft_wrap=True)
 
     for line in describe_pairings(pairings(config.rollout, prepared.scaffolds)):
         err_console.print(f"  {line}", highlight=False, soft_wrap=True)

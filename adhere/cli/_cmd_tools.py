@@ -155,21 +155,62 @@ def trajectory_show(run_ref: str, trial_ref: str, raw: bool) -> None:
     help="Do not check that the API keys a run reads are there (e.g. for a spec meant "
     "for a cluster, whose operator checks its Secrets).",
 )
-def validate(files: tuple[str, ...], no_secrets: bool) -> None:
+@click.option(
+    "--cluster",
+    is_flag=True,
+    help="Check for a cluster run: instances whose workspace is only a container image "
+    "are accepted, and API keys are not checked (the operator checks its Secrets).",
+)
+def validate(files: tuple[str, ...], no_secrets: bool, cluster: bool) -> None:
     """Check spec, bindings and data files as `adhere run` would, and say what they hold.
 
     Every check a run makes before its first trial: suite options, generator
     parameters and datasets (the instances are loaded), bindings, filters, scaffold
-    names and options, store URI, model providers and API shapes, and that each API
-    key a run reads is there (named, never shown). For a Rollout, also says which
-    API shape each scaffold × model pair speaks and whether the proxy translates.
-    Exit status 2 at the first problem, with the file and the field or line.
+    names, versions and options, the trial plan (`adhere plan` shows it), that every
+    planned instance has a workspace a local run can copy, store URI, model providers
+    and API shapes, and that each API key a run reads is there (named, never shown).
+    For a Rollout, also says which API shape each scaffold × model pair speaks and
+    whether the proxy translates. Exit status 2 at the first problem, with the file
+    and the field or line.
     """
     from adhere.runner import validate_files
 
-    for done in validate_files(files, secrets=not no_secrets):
+    checked = validate_files(files, secrets=not (no_secrets or cluster), local=not cluster)
+    for done in checked:
         for line in done.lines:
             out_console.print(line, highlight=False, soft_wrap=True, markup=False)
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--rollout", "rollout_name", help="Which Rollout, when the files hold several.")
+@click.option(
+    "--cluster",
+    is_flag=True,
+    help="Plan for a cluster run: instances whose workspace is only a container image "
+    "are not refused.",
+)
+def plan(files: tuple[str, ...], rollout_name: str | None, cluster: bool) -> None:
+    """Print a Rollout's trial plan without running it.
+
+    Trials per model × scaffold × version; where a scaffold runs another version than
+    the one its instances name, and why; the instances no scaffold runs, and why.
+    The specs are checked as `adhere validate --no-secrets` does. Exit status 0; 2
+    for invalid input, or (without --cluster) when a local run would refuse the
+    plan: planned instances whose workspace is only a container image.
+    """
+    from adhere.errors import SpecError
+    from adhere.runner import check_run, describe_plan, image_only_problem
+    from adhere.spec import load_run_config
+
+    config = load_run_config(files, rollout_name=rollout_name)
+    checked = check_run(config, secrets=False, local=False)
+    for line in describe_plan(config.rollout, checked.plan):
+        out_console.print(line, highlight=False, soft_wrap=True, markup=False)
+    problem = None if cluster else image_only_problem(checked.instances, checked.plan)
+    if problem is not None:
+        bench = config.files.get(f"Benchmark/{config.benchmark.metadata.name}") or None
+        raise SpecError(f"a local run refuses this plan: {problem}", file=bench, field="workspace")
 
 
 @main.command()

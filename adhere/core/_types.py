@@ -70,12 +70,61 @@ class Check(CoreModel):
     condition: str | None = None
 
 
+WORKSPACE_IGNORE_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+    }
+)
+"""Directories left out of a workspace's text files (version control, dependencies,
+caches): copied with the workspace, never read as its content."""
+
+
 class Workspace(CoreModel):
-    """The files a trial starts from: inline files, a directory, or a container image."""
+    """The files a trial starts from: inline files, directories, or a container image.
+
+    ``layers`` are directories copied, in order, into the trial's workspace as they are
+    (binary files, file modes, symbolic links inside the directory and ``.git``
+    included; a later layer overwrites an earlier one); ``files`` then holds their text
+    files. Without layers, ``files`` is the workspace. ``image`` names a container
+    image holding it (run on a cluster); ``path`` is the directory it was read from.
+    """
 
     files: dict[str, str] = Field(default_factory=dict)
     path: str | None = None
     image: str | None = None
+    layers: list[str] = Field(default_factory=list)
+
+    @property
+    def image_only(self) -> bool:
+        """Only an image holds the workspace: nothing a local run can copy."""
+        return bool(self.image) and not self.files and not self.layers and not self.path
+
+
+class ScaffoldRef(CoreModel):
+    """The scaffold an instance was written for (it runs only under it when bound).
+
+    Attributes:
+        name: adhere's scaffold name (a suite maps its dataset's names, e.g.
+            OctoBench's ``claudecode`` → ``claude-code``).
+        version: The CLI version the instance was made with, if known.
+        named: The scaffold's name as the dataset spells it.
+        version_note: Where ``version`` comes from when the instance itself does not
+            say (e.g. the paper's setup), else empty.
+    """
+
+    name: str = Field(min_length=1)
+    version: str | None = None
+    named: str = ""
+    version_note: str = ""
 
 
 class Instance(CoreModel):
@@ -88,6 +137,8 @@ class Instance(CoreModel):
     turns: list[str] = Field(min_length=1)
     checks: list[Check] = Field(min_length=1)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    scaffold: ScaffoldRef | None = None
+    """The scaffold the instance names, if any (a Rollout may bind it to it)."""
 
     @field_validator("checks")
     @classmethod
@@ -218,3 +269,6 @@ class TrialResult(CoreModel):
     for results written before fingerprints."""
     fingerprint_parts: dict[str, str] = Field(default_factory=dict)
     """The fingerprint's parts (``endpoint``, ``scaffold``, ``instance``, ``suite``)."""
+    scaffold_version: str | None = None
+    """The scaffold version that ran (the CLI's version, ``builtin`` for the in-process
+    scaffolds); ``None`` for results written before it was recorded."""

@@ -325,7 +325,7 @@ class Controller:
         )
         assert plan.store is not None
         models = {m.name: m for m in rollout.spec.models}
-        scaffolds = {s.name: s for s in rollout.spec.scaffolds}
+        scaffolds = plan.scaffolds
         for name in decision.delete:
             log.info("deleting Job %s/%s: its trial is no longer planned", ref.namespace, name)
             await asyncio.to_thread(self.kube.delete, "batch", "v1", "jobs", ref.namespace, name)

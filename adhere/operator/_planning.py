@@ -25,7 +25,7 @@ from adhere.errors import SpecError, StoreError
 from adhere.operator._config import OperatorConfig
 from adhere.operator._status import PlanProblem
 from adhere.runner import apply_filters, prepare_rollout
-from adhere.spec import Benchmark, JudgePanel, Rollout, RunConfig
+from adhere.spec import Benchmark, JudgePanel, Rollout, RunConfig, ScaffoldSpec
 from adhere.store import open_store
 from adhere.suites import get_suite
 
@@ -41,6 +41,8 @@ class RolloutPlan:
         stored_done: Ids of trials whose stored result was ``ok`` when planned.
         note: The ``Planned`` condition's message.
         problem: Why planning failed.
+        scaffolds: The settings of each planned scaffold (the Rollout entry it comes
+            from, under its own name), by name.
     """
 
     plan_id: str
@@ -49,6 +51,7 @@ class RolloutPlan:
     stored_done: frozenset[str] = frozenset()
     note: str = ""
     problem: PlanProblem | None = None
+    scaffolds: dict[str, ScaffoldSpec] = field(default_factory=dict)
 
 
 def storage_for(rollout: Rollout, config: OperatorConfig) -> str:
@@ -129,16 +132,20 @@ def plan_rollout(
     except (StoreError, ValueError) as exc:
         return RolloutPlan(plan_id, problem=PlanProblem("StoreUnavailable", str(exc)))
     spec = rollout.spec
+    planned = prepared.plan
     note = (
-        f"{len(prepared.trials)} trials: {len(spec.models)} models × {len(spec.scaffolds)} "
-        f"scaffolds × {len(prepared.instances)} instances × {spec.repeats} repeats"
+        f"{len(prepared.trials)} trials: {len(spec.models)} models × {len(planned.scaffolds)} "
+        f"scaffolds × {len(planned.instances_run())} instances × {spec.repeats} repeats"
     )
+    if planned.skipped:
+        note += f" ({len(planned.skipped)} instances skipped: see `adhere plan`)"
     return RolloutPlan(
         plan_id,
         trials=prepared.trials,
         store=prepared.store,
         stored_done=done,
         note=note,
+        scaffolds={name: p.spec for name, p in planned.scaffolds.items()},
     )
 
 

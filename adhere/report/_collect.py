@@ -59,7 +59,8 @@ def scored_trial(
 ) -> tuple[ScoredTrial, ConflictRun | None]:
     """A finished trial as metrics see it, and its conflict run when it has one.
 
-    Keys: the instance's scalar metadata, model, scaffold, instance, repeat, trial.
+    Keys: the instance's scalar metadata, model, scaffold, instance, repeat, trial, and
+    the scaffold version that ran (``scaffold_version``, when the result records it).
     The instance's checks are the trial's expected ones (a check without a verdict is
     undecided). A conflict instance's two side checks are left out of both.
     """
@@ -75,6 +76,8 @@ def scored_trial(
         "repeat": trial.repeat,
         "trial": trial.id,
     }
+    if stored.result.scaffold_version is not None:
+        keys["scaffold_version"] = stored.result.scaffold_version
     verdicts = stored.verdicts
     expected = [c.id for c in instance.checks] if instance else None
     conflict = conflict_of(full)

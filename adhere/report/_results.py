@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,9 @@ def report_for(store: RolloutStore, *, human_labels: str | Path | None = None) -
         trials=collected.trials,
         breakdowns=list(suite.breakdowns()) if suite else [],
     )
+    versions = version_note(collected)
+    if versions:
+        report.notes.append(versions)
     if collected.stale:
         report.notes.append(
             f"{collected.stale} stored trial(s) belong to instances the benchmark no longer "
@@ -102,6 +106,22 @@ def report_for(store: RolloutStore, *, human_labels: str | Path | None = None) -
             "panel tables give every judge's scores and their mean ± std."
         )
     return report
+
+
+def version_note(collected: Collected) -> str:
+    """Which scaffold versions the trials ran, from their results; empty when unrecorded."""
+    counts: Counter[tuple[str, str]] = Counter(
+        (str(t.keys["scaffold"]), str(t.keys["scaffold_version"]))
+        for t in collected.trials
+        if "scaffold_version" in t.keys
+    )
+    if not counts:
+        return ""
+    ran = ", ".join(
+        f"{scaffold} {version} ({count} trial{'s' if count != 1 else ''})"
+        for (scaffold, version), count in sorted(counts.items())
+    )
+    return f"Scaffold versions that ran: {ran}."
 
 
 def repeat_tables(collected: Collected, report: Report) -> list[Table]:

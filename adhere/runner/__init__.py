@@ -5,7 +5,7 @@ from adhere.runner._check import (
     check_benchmark,
     check_panel,
     check_run,
-    resolve_scaffolds,
+    plan_rollout,
     rollout_scaffolds,
     suite_lookup,
 )
@@ -18,7 +18,15 @@ from adhere.runner._engine import (
     error_verdicts,
 )
 from adhere.runner._pairing import Pairing, describe_pairings, pairings
-from adhere.runner._plan import apply_filters, plan_trials
+from adhere.runner._plan import (
+    PlannedScaffold,
+    Skipped,
+    TrialPlan,
+    apply_filters,
+    image_only_problem,
+    plan_trials,
+)
+from adhere.runner._plan_text import describe_plan, plan_summary
 from adhere.runner._rescore import rescore
 from adhere.runner._run import (
     Prepared,
@@ -44,10 +52,13 @@ __all__ = [
     "ModelTarget",
     "NoProgress",
     "Pairing",
+    "PlannedScaffold",
     "Prepared",
     "Progress",
     "ProxyCalls",
     "RunSummary",
+    "Skipped",
+    "TrialPlan",
     "Validated",
     "apply_filters",
     "check_benchmark",
@@ -55,16 +66,19 @@ __all__ = [
     "check_run",
     "default_work_root",
     "describe_pairings",
+    "describe_plan",
     "error_verdicts",
     "execute",
+    "image_only_problem",
     "judge_endpoints",
     "open_rollout_uri",
     "pairings",
+    "plan_rollout",
+    "plan_summary",
     "plan_trials",
     "prepare",
     "prepare_rollout",
     "rescore",
-    "resolve_scaffolds",
     "rollout_scaffolds",
     "run_services",
     "run_stored_trial",

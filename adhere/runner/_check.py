@@ -7,7 +7,10 @@
    instances (generator parameters, dataset files, bindings files, verifier names
    and parameters); the filters leave at least one instance;
 2. the Rollout: every scaffold exists (close names suggested) and accepts its
-   options; the store URI is one a store opens;
+   options; the store URI is one a store opens; the trials are planned
+   (:func:`~adhere.runner._plan.plan_trials`: which instances each scaffold runs, at
+   which version) and, for a local run, no planned instance has only a container
+   image for its workspace;
 3. every model and judge endpoint: a ``baseUrl`` that is not a URL names a known
    model provider, which accepts the endpoint (e.g. ``local-model`` does not speak
    ``gemini``; the scripted test double knows the policy its ``model`` string names);
@@ -30,9 +33,17 @@ from adhere.core import Instance, Trial
 from adhere.errors import SecretError, SpecError
 from adhere.models import ServeContext, check_endpoint, provider_for, resolve_api_key
 from adhere.runner._pairing import Pairing, pairings
-from adhere.runner._plan import apply_filters, plan_trials
-from adhere.scaffolds import Scaffold, get_scaffold
-from adhere.spec import Benchmark, Endpoint, JudgePanel, Rollout, RunConfig, SecretSource
+from adhere.runner._plan import TrialPlan, apply_filters, image_only_problem, plan_trials
+from adhere.scaffolds import Scaffold, VersionSupport, get_scaffold, version_support
+from adhere.spec import (
+    FROM_INSTANCE,
+    Benchmark,
+    Endpoint,
+    JudgePanel,
+    Rollout,
+    RunConfig,
+    SecretSource,
+)
 from adhere.store import check_store_uri
 from adhere.suites import Suite, get_suite
 
@@ -43,7 +54,7 @@ __all__ = [
     "check_panel",
     "check_rollout",
     "check_run",
-    "resolve_scaffolds",
+    "plan_rollout",
     "rollout_scaffolds",
     "suite_lookup",
 ]
@@ -59,8 +70,13 @@ class Checked:
     suite: Suite
     instances: list[Instance]
     scaffolds: dict[str, Scaffold]
-    trials: list[Trial]
+    plan: TrialPlan
     pairings: list[Pairing]
+
+    @property
+    def trials(self) -> list[Trial]:
+        """The planned trials."""
+        return self.plan.trials
 
 
 def _located(exc: SpecError, *, file: str, prefix: str = "") -> SpecError:
@@ -108,10 +124,24 @@ def check_benchmark(
 
 
 def rollout_scaffolds(rollout: Rollout, rollout_file: str = "") -> dict[str, Scaffold]:
-    """A Rollout's scaffolds by name; ``SpecError`` naming the file and field otherwise."""
+    """The scaffolds the Rollout lists by name (at their pins), checked.
+
+    Raises:
+        SpecError: Naming the file and ``spec.scaffolds[n]…``: an unknown name (close
+            names suggested), options the scaffold does not accept, or a version given
+            as an option instead of the entry's ``version``.
+    """
     out: dict[str, Scaffold] = {}
     for n, spec in enumerate(rollout.spec.scaffolds):
         where = f"spec.scaffolds[{n}]"
+        if spec.name == FROM_INSTANCE:
+            continue
+        if "version" in spec.options:
+            raise SpecError(
+                "give the CLI version as the entry's 'version', not as an option",
+                file=rollout_file or None,
+                field=f"{where}.options.version",
+            )
         try:
             scaffold = get_scaffold(spec.name, **spec.options)
         except SpecError as exc:
@@ -120,10 +150,44 @@ def rollout_scaffolds(rollout: Rollout, rollout_file: str = "") -> dict[str, Sca
     return out
 
 
-def resolve_scaffolds(config: RunConfig) -> dict[str, Scaffold]:
-    """The rollout's scaffolds by name; ``SpecError`` naming the file and field otherwise."""
-    name = config.rollout.metadata.name
-    return rollout_scaffolds(config.rollout, _file(config, "Rollout", name))
+def _versions(rollout: Rollout, instances: list[Instance]) -> dict[str, VersionSupport]:
+    """The versions of every scaffold the plan may use (unknown names left out)."""
+    names = [s.name for s in rollout.spec.scaffolds if s.name != FROM_INSTANCE]
+    names += [i.scaffold.name for i in instances if i.scaffold is not None]
+    found: dict[str, VersionSupport] = {}
+    for name in dict.fromkeys(names):
+        try:
+            found[name] = version_support(name)
+        except SpecError:
+            continue  # an instance naming a scaffold adhere lacks: the plan skips it
+    return found
+
+
+def plan_rollout(
+    config: RunConfig, instances: list[Instance]
+) -> tuple[TrialPlan, dict[str, Scaffold]]:
+    """The rollout's trial plan, and each planned scaffold built at the version it runs.
+
+    Raises:
+        SpecError: Naming the Rollout file and ``spec.scaffolds…`` (see
+            :func:`rollout_scaffolds` and :func:`~adhere.runner.plan_trials`).
+    """
+    rollout = config.rollout
+    rollout_file = _file(config, "Rollout", rollout.metadata.name)
+    rollout_scaffolds(rollout, rollout_file)
+    plan = plan_trials(rollout, instances, _versions(rollout, instances), file=rollout_file)
+    scaffolds: dict[str, Scaffold] = {}
+    for name, planned in plan.scaffolds.items():
+        options = dict(planned.spec.options)
+        support = version_support(name)
+        if support.installs and planned.version != support.pinned:
+            options["version"] = planned.version
+        try:
+            scaffolds[name] = get_scaffold(name, **options)
+        except SpecError as exc:
+            prefix = f"spec.scaffolds[{planned.entry}]"
+            raise _located(exc, file=rollout_file, prefix=prefix) from None
+    return plan, scaffolds
 
 
 def _check_secret(
@@ -193,11 +257,10 @@ def check_rollout(
     instances: list[Instance],
     secrets: bool = True,
     env: Mapping[str, str] | None = None,
-) -> dict[str, Scaffold]:
-    """Check the Rollout's scaffolds, store, endpoints and keys; return the scaffolds."""
+) -> None:
+    """Check the Rollout's store, endpoints and keys."""
     rollout = config.rollout
     rollout_file = _file(config, "Rollout", rollout.metadata.name)
-    scaffolds = rollout_scaffolds(rollout, rollout_file)
     try:
         check_store_uri(rollout.spec.storage, base_dir=config.base_dir)
     except SpecError as exc:
@@ -226,11 +289,14 @@ def check_rollout(
     if panel is not None:
         panel_file = _file(config, "JudgePanel", panel.metadata.name)
         _check_judges(panel, file=panel_file, context=context, secrets=secrets, env=env)
-    return scaffolds
 
 
 def check_run(
-    config: RunConfig, *, secrets: bool = True, env: Mapping[str, str] | None = None
+    config: RunConfig,
+    *,
+    secrets: bool = True,
+    env: Mapping[str, str] | None = None,
+    local: bool = True,
 ) -> Checked:
     """Every check a run makes before its first trial (see the module docstring).
 
@@ -239,6 +305,8 @@ def check_run(
         secrets: Whether to check that API keys can be read (``adhere validate
             --no-secrets`` skips it, e.g. for a spec meant for a cluster).
         env: Environment the keys are read from; defaults to ``os.environ``.
+        local: The trials run on this machine (``adhere run``), so every planned
+            instance needs a workspace given as files; the operator passes ``False``.
 
     Raises:
         SpecError: Naming the file and field of the first problem.
@@ -246,11 +314,16 @@ def check_run(
     """
     bench_file = _file(config, "Benchmark", config.benchmark.metadata.name)
     suite, instances = check_benchmark(config.benchmark, base_dir=config.base_dir, file=bench_file)
-    scaffolds = check_rollout(config, suite=suite, instances=instances, secrets=secrets, env=env)
+    plan, scaffolds = plan_rollout(config, instances)
+    if local:
+        problem = image_only_problem(instances, plan)
+        if problem is not None:
+            raise SpecError(problem, file=bench_file or None, field="workspace")
+    check_rollout(config, suite=suite, instances=instances, secrets=secrets, env=env)
     return Checked(
         suite=suite,
         instances=instances,
         scaffolds=scaffolds,
-        trials=plan_trials(config.rollout, instances),
+        plan=plan,
         pairings=pairings(config.rollout, scaffolds),
     )

@@ -25,9 +25,17 @@ from adhere.core import Instance, Trajectory, Trial, TrialResult, Verdict, plain
 from adhere.errors import AdhereError
 from adhere.observe import Redactor, normalize, tag_sources
 from adhere.runner._faults import RETRY_BACKOFF_SECONDS, outcome_counts, retry_delay, trial_fault
-from adhere.runner._fingerprint import Fingerprint, changed_parts
-from adhere.runner._workspace import changed_files, trial_workspace
-from adhere.scaffolds import ProxyEndpoint, Scaffold, ScaffoldResult, TrialContext, WireApi
+from adhere.runner._fingerprint import Fingerprint, changed_parts, scaffold_version
+from adhere.runner._workspace import changed_files, layered, trial_workspace
+from adhere.scaffolds import (
+    DEFAULT_IGNORE_DIRS,
+    ProxyEndpoint,
+    Scaffold,
+    ScaffoldResult,
+    TrialContext,
+    WireApi,
+    collect_files,
+)
 from adhere.suites import Suite
 
 
@@ -159,6 +167,9 @@ class Engine:
         self.retry_backoff_seconds = retry_backoff_seconds
         self.workspaces: dict[str, str] = {}
         """Trial id → its workdir path while it runs (recorded in trajectory meta)."""
+        self.initial: dict[str, dict[str, str]] = {}
+        """Trial id → its copied workspace's files before the scaffold ran (as the
+        scaffold lists them after), for workspaces copied from directories."""
 
     async def run(self, trials: Sequence[Trial]) -> RunSummary:
         """Run every trial not already finished; return counts."""
@@ -249,7 +260,11 @@ class Engine:
                     cache_dir=self.cache_dir,
                 )
                 self.workspaces[trial.id] = str(workdir)
-                outcome = await self.scaffolds[trial.scaffold].run(ctx)
+                scaffold = self.scaffolds[trial.scaffold]
+                if layered(instance):  # binaries and all: compare like with like
+                    ignore = DEFAULT_IGNORE_DIRS | getattr(scaffold, "ignore_dirs", frozenset())
+                    self.initial[trial.id] = collect_files(workdir, ignore_dirs=ignore)
+                outcome = await scaffold.run(ctx)
         except AdhereError as exc:
             return None, {}, f"{type(exc).__name__}: {exc}"
         except Exception as exc:  # a scaffold bug must not stop the run
@@ -302,6 +317,7 @@ class Engine:
             input_tokens=sum(int(u.get("input_tokens", 0)) for u in usage),
             output_tokens=sum(int(u.get("output_tokens", 0)) for u in usage),
             outcomes=outcome_counts(records),
+            scaffold_version=scaffold_version(self.scaffolds[trial.scaffold]),
         )
         planned = self.fingerprints.get(trial.id)
         if planned is not None:
@@ -333,8 +349,9 @@ class Engine:
             },
         )
         trajectory.sources = tag_sources(trajectory, instance, instance.workspace.files)
+        initial = self.initial.pop(trial.id, instance.workspace.files)
         if outcome is not None and final_files:
-            changed, deleted = changed_files(instance.workspace.files, final_files)
+            changed, deleted = changed_files(initial, final_files)
             trajectory.files = changed
             trajectory.meta["deleted_files"] = deleted
         return trajectory

@@ -11,11 +11,12 @@ SHA-256 (first 16 hex digits) of the canonical JSON of what it covers:
     changes no answer), not client limits (retries and timeouts decide faults, which
     are never scored).
 ``scaffold``
-    The scaffold's name, its pinned CLI version (``builtin`` for the in-process ones),
-    options and trial budget.
+    The scaffold's name, the CLI version that runs (the pinned one, or the one the
+    Rollout or the instance chose; ``builtin`` for the in-process ones), options and
+    trial budget.
 ``instance``
-    The instance's content: system prompt, turns, workspace, metadata — everything but
-    its checks (they decide scoring, not the run).
+    The instance's content: system prompt, turns, workspace, metadata, the scaffold it
+    names — everything but its checks (they decide scoring, not the run).
 ``suite``
     The Benchmark's suite and its options.
 
@@ -43,6 +44,7 @@ __all__ = [
     "endpoint_view",
     "instance_digest",
     "scaffold_digest",
+    "scaffold_version",
     "scaffold_view",
     "suite_digest",
     "suite_view",
@@ -93,9 +95,26 @@ def scaffold_view(spec: ScaffoldSpec, version: str) -> dict[str, Any]:
     }
 
 
+def scaffold_version(scaffold: object) -> str:
+    """The CLI version a scaffold runs (``scaffold.tool.version``); ``builtin`` in-process."""
+    tool = getattr(scaffold, "tool", None)
+    version = getattr(tool, "version", None)
+    return str(version) if version else "builtin"
+
+
 def instance_view(instance: Instance) -> dict[str, Any]:
-    """An instance's content without its checks."""
-    return instance.model_dump(mode="json", exclude={"checks"})
+    """An instance's content without its checks.
+
+    The scaffold it names is left out when it names none, and the workspace's
+    ``layers`` (where its directories lie, not what they hold: their text files are in
+    ``files``) always, so instances of suites that name neither keep the digest they
+    had before those fields existed.
+    """
+    view = instance.model_dump(mode="json", exclude={"checks"})
+    if instance.scaffold is None:
+        del view["scaffold"]
+    del view["workspace"]["layers"]
+    return view
 
 
 def suite_view(benchmark: BenchmarkSpec) -> dict[str, Any]:

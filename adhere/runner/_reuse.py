@@ -26,21 +26,16 @@ from adhere.runner._fingerprint import (
     endpoint_view,
     instance_digest,
     scaffold_digest,
+    scaffold_version,
     scaffold_view,
     suite_digest,
     suite_view,
 )
+from adhere.runner._plan import TrialPlan
 from adhere.scaffolds import Scaffold
 from adhere.spec import BenchmarkSpec, Endpoint, RunConfig, ScaffoldSpec
 
 __all__ = ["ReuseCheck", "check_reuse", "plan_fingerprints", "scaffold_version"]
-
-
-def scaffold_version(scaffold: Scaffold) -> str:
-    """The pinned CLI version of a scaffold, ``builtin`` for the in-process ones."""
-    tool = getattr(scaffold, "tool", None)
-    version = getattr(tool, "version", None)
-    return str(version) if version else "builtin"
 
 
 def plan_fingerprints(
@@ -48,12 +43,18 @@ def plan_fingerprints(
     instances: Sequence[Instance],
     trials: Sequence[Trial],
     scaffolds: Mapping[str, Scaffold],
+    plan: TrialPlan,
 ) -> dict[str, Fingerprint]:
-    """Trial id → the fingerprint of the config it is planned under."""
+    """Trial id → the fingerprint of the config it is planned under.
+
+    A scaffold's part covers the version it was built with (the pin, or the one the
+    plan chose), read from the scaffold itself.
+    """
     spec = config.rollout.spec
     endpoints = {m.name: endpoint_digest(m.endpoint) for m in spec.models}
     kinds = {
-        s.name: scaffold_digest(s, scaffold_version(scaffolds[s.name])) for s in spec.scaffolds
+        name: scaffold_digest(planned.spec, scaffold_version(scaffolds[name]))
+        for name, planned in plan.scaffolds.items()
     }
     contents = {i.id: instance_digest(i) for i in instances}  # each instance hashed once
     suite = suite_digest(config.benchmark.spec)

@@ -33,6 +33,7 @@ from adhere.runner._engine import Engine, ModelTarget, Progress, RunSummary
 from adhere.runner._faults import RETRY_BACKOFF_SECONDS
 from adhere.runner._fingerprint import Fingerprint
 from adhere.runner._pairing import client_api, upstream_for
+from adhere.runner._plan import TrialPlan
 from adhere.runner._progress import StoreProgress
 from adhere.runner._reuse import ReuseCheck, check_reuse, plan_fingerprints
 from adhere.runner._workspace import default_work_root
@@ -55,6 +56,7 @@ class Prepared:
     trials: list[Trial]
     store: RolloutStore
     scaffolds: dict[str, Scaffold]
+    plan: TrialPlan
     fingerprints: dict[str, Fingerprint] = field(default_factory=dict)
     """Trial id → the config it runs under (stored with its result)."""
     reuse: ReuseCheck = field(default_factory=ReuseCheck)
@@ -76,7 +78,7 @@ def prepare(config: RunConfig, *, rerun_changed: bool = False) -> Prepared:
         open_store(config.rollout.spec.storage, base_dir=config.base_dir),
         config.rollout.metadata.name,
     )
-    fingerprints = plan_fingerprints(config, instances, trials, checked.scaffolds)
+    fingerprints = plan_fingerprints(config, instances, trials, checked.scaffolds, checked.plan)
     reuse = check_reuse(store, config, trials, fingerprints, rerun_changed=rerun_changed)
     documents = [
         r.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -96,6 +98,7 @@ def prepare(config: RunConfig, *, rerun_changed: bool = False) -> Prepared:
         trials=trials,
         store=store,
         scaffolds=checked.scaffolds,
+        plan=checked.plan,
         fingerprints=fingerprints,
         reuse=reuse,
     )
@@ -235,7 +238,7 @@ async def execute(
             if name == prepared.suite.name
             else get_suite(name),
             scaffolds=prepared.scaffolds,
-            timeouts={s.name: s.timeout_seconds for s in prepared.config.rollout.spec.scaffolds},
+            timeouts=prepared.plan.timeouts(),
             models=targets,
             calls=calls,
             work_root=Path(os.environ.get("ADHERE_WORK_DIR") or default_work_root()),

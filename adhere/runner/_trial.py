@@ -40,10 +40,10 @@ from adhere.core import Instance, Trial, TrialResult
 from adhere.errors import SpecError, StoreError
 from adhere.models import provider_for
 from adhere.observe import DEFAULT_SETTLE_SECONDS, JsonlDirSink, Redactor
-from adhere.runner._check import resolve_scaffolds, suite_lookup
+from adhere.runner._check import plan_rollout, suite_lookup
 from adhere.runner._engine import Engine, ModelTarget
 from adhere.runner._pairing import client_api
-from adhere.runner._plan import apply_filters, plan_trials
+from adhere.runner._plan import apply_filters
 from adhere.runner._reuse import plan_fingerprints
 from adhere.runner._run import (
     Prepared,
@@ -109,8 +109,7 @@ def prepare_rollout(config: RunConfig, *, store_uri: str, secrets: Sequence[str]
     bench_file = config.files.get(f"Benchmark/{config.benchmark.metadata.name}", "")
     instances = suite.load(config.benchmark.spec, base_dir=config.base_dir, file=bench_file)
     instances = apply_filters(instances, config.benchmark.spec.filters, file=bench_file)
-    scaffolds = resolve_scaffolds(config)
-    trials = plan_trials(config.rollout, instances)
+    plan, scaffolds = plan_rollout(config, instances)
     store = RolloutStore(
         open_store(store_uri, base_dir=config.base_dir), config.rollout.metadata.name
     )
@@ -125,7 +124,7 @@ def prepare_rollout(config: RunConfig, *, store_uri: str, secrets: Sequence[str]
     store.write_instances(
         Instance.model_validate(redactor.value(i.model_dump(mode="json"))) for i in instances
     )
-    return Prepared(config, suite, instances, trials, store, scaffolds)
+    return Prepared(config, suite, instances, plan.trials, store, scaffolds, plan)
 
 
 class DirCalls:
@@ -253,8 +252,8 @@ async def run_stored_trial(
     store = open_rollout_uri(rollout_uri)
     config = stored_config(store)
     instances = store.read_instances()
-    trials = plan_trials(config.rollout, instances)
-    trial = _find_trial(trials, trial_id, store.where(SPECS))
+    plan, scaffolds = plan_rollout(config, instances)
+    trial = _find_trial(plan.trials, trial_id, store.where(SPECS))
     model = next(m for m in config.rollout.spec.models if m.name == trial.model)
     # Only this trial's model: other models' keys are not in this pod.
     spec = config.rollout.spec.model_copy(update={"models": [model]})
@@ -266,11 +265,10 @@ async def run_stored_trial(
         files=config.files,
     )
     suite = suite_lookup(config)
-    scaffolds = resolve_scaffolds(config)
     # The result records the config it ran under, as a local run's does.
-    fingerprints = plan_fingerprints(config, instances, [trial], scaffolds)
+    fingerprints = plan_fingerprints(config, instances, [trial], scaffolds, plan)
     prepared = Prepared(
-        config, suite, instances, [trial], store, scaffolds, fingerprints=fingerprints
+        config, suite, instances, [trial], store, scaffolds, plan, fingerprints=fingerprints
     )
     number = _start_attempt(store, trial, attempt)
     if number is None:
@@ -286,7 +284,7 @@ async def run_stored_trial(
             instances=instances,
             suite_for=lambda name: suite if name == suite.name else get_suite(name),
             scaffolds=scaffolds,
-            timeouts={s.name: s.timeout_seconds for s in spec.scaffolds},
+            timeouts=plan.timeouts(),
             models=targets,
             calls=calls,
             work_root=Path(os.environ.get("ADHERE_WORK_DIR") or default_work_root()),

@@ -26,6 +26,7 @@ from adhere.errors import SecretError, SpecError
 from adhere.judging import parse_bindings
 from adhere.runner._check import check_benchmark, check_panel, check_run
 from adhere.runner._pairing import describe_pairings
+from adhere.runner._plan_text import plan_summary
 from adhere.spec import (
     Benchmark,
     JudgePanel,
@@ -84,7 +85,11 @@ def _read(path: str) -> tuple[list[Resource], Validated]:
 
 
 def validate_files(
-    paths: Sequence[str | Path], *, secrets: bool = True, env: Mapping[str, str] | None = None
+    paths: Sequence[str | Path],
+    *,
+    secrets: bool = True,
+    env: Mapping[str, str] | None = None,
+    local: bool = True,
 ) -> list[Validated]:
     """Check every file as ``adhere run`` would; say what each holds.
 
@@ -92,6 +97,8 @@ def validate_files(
         paths: Spec, bindings and data files.
         secrets: Whether to check that the API keys a run reads are there.
         env: Environment the keys are read from; defaults to ``os.environ``.
+        local: Check as for a local run (every planned instance needs a workspace
+            given as files); ``False`` for a spec meant for a cluster.
 
     Raises:
         SpecError: Naming the file and the field or line of the first problem.
@@ -100,7 +107,7 @@ def validate_files(
     if not paths:
         raise SpecError("no file given")
     try:
-        return _validate(paths, secrets=secrets, env=env)
+        return _validate(paths, secrets=secrets, env=env, local=local)
     except SecretError as exc:
         raise SecretError(
             f"{exc} (--no-secrets skips this check, e.g. for a spec meant for a cluster)"
@@ -108,7 +115,7 @@ def validate_files(
 
 
 def _validate(
-    paths: Sequence[str | Path], *, secrets: bool, env: Mapping[str, str] | None
+    paths: Sequence[str | Path], *, secrets: bool, env: Mapping[str, str] | None, local: bool
 ) -> list[Validated]:
     names = [str(p) for p in paths]
     loaded: list[tuple[str, list[Resource], Validated]] = []
@@ -122,15 +129,13 @@ def _validate(
         for resource in resources:
             if isinstance(resource, Rollout):
                 config = load_run_config(spec_files, rollout_name=resource.metadata.name)
-                result = check_run(config, secrets=secrets, env=env)
+                result = check_run(config, secrets=secrets, env=env, local=local)
                 checked.add(("Benchmark", config.benchmark.metadata.name))
                 if config.judge_panel is not None:
                     checked.add(("JudgePanel", config.judge_panel.metadata.name))
-                spec = resource.spec
                 said[id(resource)] = [
-                    f"{name}: Rollout {resource.metadata.name} ok: {len(result.instances)} "
-                    f"instances × {len(spec.models)} models × {len(spec.scaffolds)} scaffolds "
-                    f"× {spec.repeats} repeats = {len(result.trials)} trials",
+                    f"{name}: Rollout {resource.metadata.name} ok: "
+                    f"{plan_summary(resource, result.plan)}",
                     *(f"  {line}" for line in describe_pairings(result.pairings)),
                 ]
     for name, resources, done in loaded:

@@ -38,16 +38,69 @@ def write_files(root: Path, files: Mapping[str, str]) -> None:
         target.write_text(content, encoding="utf-8")
 
 
+def layered(instance: Instance) -> bool:
+    """Whether the trial copies the instance's workspace directories (all still there).
+
+    A directory that is gone (e.g. a cluster pod, which has the stored text files
+    only) means the workspace is written from ``files`` instead.
+    """
+    layers = instance.workspace.layers
+    return bool(layers) and all(Path(layer).is_dir() for layer in layers)
+
+
+def copy_layer(source: Path, target: Path) -> None:
+    """Copy directory ``source`` over ``target``: files with their modes, links as links.
+
+    Nothing is followed: a symbolic link is recreated as the same link, and a link an
+    earlier layer left where this layer has a file or directory is replaced, never
+    written through.
+    """
+    for current, dirs, names in os.walk(source, followlinks=False):
+        here = Path(current)
+        out = target / here.relative_to(source)
+        for name in sorted(dirs):
+            if (here / name).is_symlink():
+                _place_link(here / name, out / name)
+            else:
+                _clear(out / name, keep_dir=True)
+                (out / name).mkdir(exist_ok=True)
+        dirs[:] = sorted(d for d in dirs if not (here / d).is_symlink())
+        for name in sorted(names):
+            src, dst = here / name, out / name
+            if src.is_symlink():
+                _place_link(src, dst)
+            else:
+                _clear(dst, keep_dir=False)
+                shutil.copy2(src, dst, follow_symlinks=False)
+
+
+def _clear(path: Path, *, keep_dir: bool) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.is_dir() and not keep_dir:
+        shutil.rmtree(path)
+
+
+def _place_link(src: Path, dst: Path) -> None:
+    _clear(dst, keep_dir=False)
+    os.symlink(os.readlink(src), dst)
+
+
 @asynccontextmanager
 async def trial_workspace(
     root: Path, trial_id: str, instance: Instance
 ) -> AsyncIterator[tuple[Path, Path]]:
-    """Create ``<root>/<trial>/{work,home}`` with the instance's files; remove it afterwards."""
-    if not instance.workspace.files and instance.workspace.image and not instance.workspace.path:
+    """Create ``<root>/<trial>/{work,home}`` with the instance's workspace; remove it afterwards.
+
+    The workspace's directories are copied as they are (:func:`copy_layer`), else its
+    files written. A local run refuses instances whose workspace is only an image when
+    it plans (``runner._plan.image_only_problem``); a trial that gets here with one
+    anyway (a cluster pod before instance images) fails with a clear message.
+    """
+    if instance.workspace.image_only:
         raise SpecError(
             f"instance {instance.id!r} gives its workspace only as an image "
-            f"({instance.workspace.image}); local runs need files: give a workspace directory "
-            "(e.g. the Benchmark option 'workspaces')",
+            f"({instance.workspace.image}); this trial has no files to start from",
             field="workspace",
         )
     base = root / trial_id
@@ -55,7 +108,11 @@ async def trial_workspace(
     work, home = base / "work", base / "home"
     work.mkdir(parents=True)
     home.mkdir(parents=True)
-    write_files(work, instance.workspace.files)
+    if layered(instance):
+        for layer in instance.workspace.layers:
+            copy_layer(Path(layer), work)
+    else:
+        write_files(work, instance.workspace.files)
     try:
         yield work, home
     finally:

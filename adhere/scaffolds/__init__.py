@@ -14,7 +14,13 @@ See ``docs/scaffolds.md``.
 """
 
 from adhere.scaffolds._install import CACHE_ENV, InstallError, default_cache_dir
-from adhere.scaffolds._registry import get_scaffold, installable, scaffold, scaffold_names
+from adhere.scaffolds._registry import (
+    get_scaffold,
+    installable,
+    scaffold,
+    scaffold_names,
+    version_support,
+)
 from adhere.scaffolds._types import (
     ProxyEndpoint,
     Scaffold,
@@ -23,19 +29,27 @@ from adhere.scaffolds._types import (
     TurnOutcome,
     WireApi,
 )
+from adhere.scaffolds._versions import BUILTIN, VersionSupport
+from adhere.scaffolds._workspace import DEFAULT_IGNORE_DIRS, WorkspaceLimits, collect_files
 
 __all__ = [
+    "BUILTIN",
     "CACHE_ENV",
+    "DEFAULT_IGNORE_DIRS",
     "InstallError",
     "ProxyEndpoint",
     "Scaffold",
     "ScaffoldResult",
     "TrialContext",
     "TurnOutcome",
+    "VersionSupport",
     "WireApi",
+    "WorkspaceLimits",
+    "collect_files",
     "default_cache_dir",
     "get_scaffold",
     "installable",
     "scaffold",
     "scaffold_names",
+    "version_support",
 ]

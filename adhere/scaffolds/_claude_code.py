@@ -1,5 +1,7 @@
 """The ``claude-code`` scaffold: Anthropic's Claude Code CLI, headless (``claude -p``).
 
+* Versions: 2.1.197 (the pin) and 2.0.69 (OctoBench's), both tested; any other npm
+  version can be asked for (``version:`` in the Rollout) and is installed apart.
 * API: Anthropic Messages (``POST /v1/messages?beta=true``, streaming), at
   ``ANTHROPIC_BASE_URL`` = the proxy base URL, with the dummy key in
   ``ANTHROPIC_API_KEY``.
@@ -36,6 +38,9 @@ from adhere.scaffolds._types import TrialContext, WireApi
 __all__ = ["ClaudeCodeScaffold"]
 
 VERSION = "2.1.197"
+TESTED_VERSIONS = ("2.0.69",)
+"""Also tested: 2.0.69, the version OctoBench's published instances were made with
+(same flags; its tools ``Read``, ``Write``, ``Edit``, ``Bash`` … are named as in the pin)."""
 
 
 @scaffold("claude-code")
@@ -45,6 +50,7 @@ class ClaudeCodeScaffold(CliScaffold):
     Args:
         system_prompt_mode: ``replace`` (``--system-prompt``, the default) or
             ``append`` (``--append-system-prompt``).
+        version: The CLI version to run; unset, :data:`VERSION`.
         extra_args: Arguments added to every invocation.
         extra_env: Variables added to the CLI's environment.
     """
@@ -58,15 +64,17 @@ class ClaudeCodeScaffold(CliScaffold):
         postinstall={"@anthropic-ai/claude-code": "install.cjs"},
     )
     api: WireApi = "anthropic"
+    tested_versions = TESTED_VERSIONS
 
     def __init__(
         self,
         *,
         system_prompt_mode: SystemPromptMode = "replace",
+        version: str | None = None,
         extra_args: Sequence[str] = (),
         extra_env: Mapping[str, str] | None = None,
     ) -> None:
-        super().__init__(extra_args=extra_args, extra_env=extra_env)
+        super().__init__(version=version, extra_args=extra_args, extra_env=extra_env)
         if system_prompt_mode not in ("replace", "append"):
             raise ValueError(
                 f"system_prompt_mode must be 'replace' or 'append', not {system_prompt_mode!r}"

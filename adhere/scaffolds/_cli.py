@@ -33,6 +33,7 @@ from adhere.scaffolds._env import base_env, search_path
 from adhere.scaffolds._install import NpmTool, install_npm_tool
 from adhere.scaffolds._process import run_process
 from adhere.scaffolds._types import ScaffoldResult, TrialContext, TurnOutcome, WireApi
+from adhere.scaffolds._versions import VersionSupport
 from adhere.scaffolds._workspace import DEFAULT_IGNORE_DIRS, collect_files
 
 __all__ = ["CliScaffold", "Invocation", "Parsed", "SystemPromptMode", "json_lines", "last_json"]
@@ -64,25 +65,67 @@ class CliScaffold(abc.ABC):
     """Base of the adapters that drive a real agent CLI installed from npm.
 
     Args:
+        version: The CLI version to install and run; unset, the adapter's pin. One
+            of :attr:`unavailable_versions` is a ``ValueError``.
         extra_args: Arguments added to every invocation, before the prompt.
         extra_env: Variables added to the CLI's environment (explicit values only;
             nothing is copied from the runner's environment).
     """
 
     name: str
-    tool: ClassVar[NpmTool]
+    tool: NpmTool
+    """The CLI this scaffold runs: the class's pin, or the version it was built with."""
     api: WireApi
     ignore_dirs: ClassVar[frozenset[str]] = frozenset()
     """Workspace directories the CLI uses for its own state, left out of ``files``."""
+    tested_versions: ClassVar[tuple[str, ...]] = ()
+    """Versions besides the pin that this adapter is tested with (see ``_versions``)."""
+    unavailable_versions: ClassVar[Mapping[str, str]] = {}
+    """Versions known not to be installable → why not."""
 
     def __init__(
         self,
         *,
+        version: str | None = None,
         extra_args: Sequence[str] = (),
         extra_env: Mapping[str, str] | None = None,
     ) -> None:
+        if version is not None:
+            why = self.unavailable_versions.get(version)
+            if why is not None:
+                raise ValueError(f"version {version} cannot be installed: {why}")
+            self.tool = self.tool_at(version)
         self.extra_args = tuple(str(arg) for arg in extra_args)
         self.extra_env = {str(key): str(value) for key, value in (extra_env or {}).items()}
+
+    @classmethod
+    def versions(cls) -> VersionSupport:
+        """The pin, the other tested versions and the uninstallable ones."""
+        pinned = cls.tool.version
+        tested = (pinned, *(v for v in cls.tested_versions if v != pinned))
+        package = cls.tool.packages[0].rsplit("@", 1)[0]
+        return VersionSupport(
+            pinned=pinned,
+            tested=tested,
+            unavailable=dict(cls.unavailable_versions),
+            package=f"npm {package}",
+        )
+
+    @classmethod
+    def tool_at(cls, version: str) -> NpmTool:
+        """The pinned tool moved to ``version`` (cached apart from the pin).
+
+        The packages pinned at the CLI's version move with it; a separately versioned
+        wrapper package stays.
+        """
+        pinned = cls.tool
+        if version == pinned.version:
+            return pinned
+        suffix = f"@{pinned.version}"
+        packages = tuple(
+            p[: -len(suffix)] + f"@{version}" if p.endswith(suffix) else p for p in pinned.packages
+        )
+        return dataclasses.replace(pinned, version=version, packages=packages)
 
     # -- the pure parts, per adapter -------------------------------------------------
 
@@ -112,7 +155,7 @@ class CliScaffold(abc.ABC):
         return base_env(ctx.home, path, {**self.environment(ctx), **self.extra_env})
 
     async def install(self, cache_dir: Path) -> None:
-        """Install the pinned CLI under ``cache_dir`` unless it is there already."""
+        """Install the scaffold's CLI version under ``cache_dir`` unless it is there already."""
         await asyncio.to_thread(install_npm_tool, self.tool, cache_dir)
 
     async def run(self, ctx: TrialContext) -> ScaffoldResult:

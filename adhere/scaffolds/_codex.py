@@ -50,6 +50,7 @@ class CodexScaffold(CliScaffold):
     """Codex, headless with approvals and sandbox off, resuming its thread across turns.
 
     Args:
+        version: The CLI version to run; unset, :data:`VERSION`.
         extra_args: Arguments added to every invocation.
         extra_env: Variables added to the CLI's environment.
     """

@@ -2,7 +2,9 @@
 
 * Version: the binary reports 0.225.2; it ships in the platform package
   ``@factory/cli-<os>-<arch>@0.225.2``, named explicitly because the registry's
-  newest wrapper, ``@factory/cli@0.225.1``, pins an older platform package.
+  newest wrapper, ``@factory/cli@0.225.1``, pins an older platform package. Another
+  version moves the platform package (the wrapper stays). 0.42.2, the OctoBench
+  paper's, is not on npm (see :data:`UNAVAILABLE_VERSIONS`).
 * API: Chat Completions (custom model with ``provider:
   generic-chat-completion-api``, ``baseUrl`` = proxy + ``/v1``), or Anthropic
   Messages with ``provider="anthropic"`` (``baseUrl`` = the proxy base URL).
@@ -38,6 +40,12 @@ __all__ = ["DroidScaffold"]
 
 VERSION = "0.225.2"
 WRAPPER_VERSION = "0.225.1"
+UNAVAILABLE_VERSIONS = {
+    "0.42.2": (
+        "Droid 0.42.2 (the version of the OctoBench paper) is not on npm: @factory/cli "
+        "publishes 0.225.1 only and its binary package @factory/cli-linux-x64 0.99.0 and later"
+    ),
+}
 DISPLAY_NAME = "adhere"
 SETTINGS_FILE = Path(".factory") / "adhere-settings.json"
 """The runtime settings file, relative to the trial's HOME."""
@@ -64,6 +72,7 @@ class DroidScaffold(CliScaffold):
         provider: ``generic-chat-completion-api`` (Chat Completions, the default) or
             ``anthropic`` (Messages); decides :attr:`api`.
         max_output_tokens: The custom model's output cap.
+        version: The CLI version to run; unset, :data:`VERSION`.
         extra_args: Arguments added to every invocation.
         extra_env: Variables added to the CLI's environment.
     """
@@ -76,16 +85,18 @@ class DroidScaffold(CliScaffold):
         bin="droid",
         postinstall={"@factory/cli": "install.js"},
     )
+    unavailable_versions = UNAVAILABLE_VERSIONS
 
     def __init__(
         self,
         *,
         provider: Provider = "generic-chat-completion-api",
         max_output_tokens: int = 16384,
+        version: str | None = None,
         extra_args: Sequence[str] = (),
         extra_env: Mapping[str, str] | None = None,
     ) -> None:
-        super().__init__(extra_args=extra_args, extra_env=extra_env)
+        super().__init__(version=version, extra_args=extra_args, extra_env=extra_env)
         if provider not in ("generic-chat-completion-api", "anthropic"):
             raise ValueError(
                 f"provider must be 'generic-chat-completion-api' or 'anthropic', not {provider!r}"

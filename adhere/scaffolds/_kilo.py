@@ -1,6 +1,8 @@
 """The ``kilo`` scaffold: Kilo Code's CLI (an opencode fork), headless (``kilo run``).
 
-* Version 7.7.7 (7.8.1's platform package is missing from the registry).
+* Version 7.7.7 (7.8.1's platform package is missing from the registry). Kilo-dev
+  0.10.2, the version OctoBench's instances name, is not on npm (see
+  :data:`UNAVAILABLE_VERSIONS`).
 * API: OpenAI Chat Completions (streaming) through an ``@ai-sdk/openai-compatible``
   provider named ``adhere`` whose ``baseURL`` is the proxy base URL + ``/v1``.
 * Configuration: the whole config JSON in ``KILO_CONFIG_CONTENT`` (nothing is written
@@ -32,6 +34,13 @@ from adhere.scaffolds._types import TrialContext, WireApi
 __all__ = ["KiloScaffold"]
 
 VERSION = "7.7.7"
+UNAVAILABLE_VERSIONS = {
+    "0.10.2": (
+        "Kilo-dev 0.10.2 (the version OctoBench's instances were made with) is not on npm: "
+        "@kilocode/cli publishes 7.x only, a different product (an opencode fork) whose "
+        "tools the published Kilo checks do not name"
+    ),
+}
 PROVIDER = "adhere"
 SYSTEM_PROMPT_FILE = Path(".config") / "adhere" / "system-prompt.md"
 """Where the instance's system prompt is written, relative to the trial's HOME."""
@@ -42,6 +51,7 @@ class KiloScaffold(CliScaffold):
     """Kilo, headless with ``--auto``, continuing its session across user turns.
 
     Args:
+        version: The CLI version to run; unset, :data:`VERSION`.
         extra_args: Arguments added to every invocation.
         extra_env: Variables added to the CLI's environment.
     """
@@ -55,6 +65,7 @@ class KiloScaffold(CliScaffold):
         postinstall={"@kilocode/cli": "postinstall.mjs"},
     )
     api: WireApi = "openai-chat"
+    unavailable_versions = UNAVAILABLE_VERSIONS
 
     def config(self, ctx: TrialContext) -> dict[str, object]:
         """The Kilo configuration (sent in ``KILO_CONFIG_CONTENT``)."""

@@ -45,6 +45,7 @@ class QwenCodeScaffold(CliScaffold):
         system_prompt_mode: ``append`` (the default) or ``replace``.
         context_file_names: Policy file names the CLI reads (``context.fileName``);
             empty keeps the CLI's default.
+        version: The CLI version to run; unset, :data:`VERSION`.
         extra_args: Arguments added to every invocation.
         extra_env: Variables added to the CLI's environment.
     """
@@ -63,10 +64,11 @@ class QwenCodeScaffold(CliScaffold):
         *,
         system_prompt_mode: SystemPromptMode = "append",
         context_file_names: Sequence[str] = (),
+        version: str | None = None,
         extra_args: Sequence[str] = (),
         extra_env: Mapping[str, str] | None = None,
     ) -> None:
-        super().__init__(extra_args=extra_args, extra_env=extra_env)
+        super().__init__(version=version, extra_args=extra_args, extra_env=extra_env)
         if system_prompt_mode not in ("replace", "append"):
             raise ValueError(
                 f"system_prompt_mode must be 'replace' or 'append', not {system_prompt_mode!r}"

@@ -18,8 +18,9 @@ from pydantic import TypeAdapter, ValidationError
 from adhere._registry import Registry
 from adhere.errors import SpecError
 from adhere.scaffolds._types import Scaffold
+from adhere.scaffolds._versions import BUILTIN, VersionSupport
 
-__all__ = ["get_scaffold", "installable", "scaffold", "scaffold_names"]
+__all__ = ["get_scaffold", "installable", "scaffold", "scaffold_names", "version_support"]
 
 _CLI_SCAFFOLDS = ("claude-code", "codex", "droid", "gemini-cli", "kilo", "qwen-code")
 """Built-in scaffolds that drive a real agent CLI installed from npm."""
@@ -109,3 +110,29 @@ def _option_types(factory: Callable[..., Scaffold]) -> dict[str, Any]:
         for name, parameter in parameters.items()
         if name in hints and parameter.kind is inspect.Parameter.KEYWORD_ONLY
     }
+
+
+def version_support(name: str) -> VersionSupport:
+    """The versions scaffold ``name`` can run, read from its class (nothing is built).
+
+    A scaffold class with a ``versions()`` class method says itself (the agent CLIs);
+    one with a pinned ``tool`` runs that version only; any other runs in-process
+    (:data:`~adhere.scaffolds._versions.BUILTIN`).
+
+    Raises:
+        SpecError: The name is unknown (as :func:`get_scaffold`).
+    """
+    try:
+        factory = _SCAFFOLDS.get(name)
+    except SpecError as exc:
+        raise SpecError(exc.message, field="name") from None
+    versions = getattr(factory, "versions", None)
+    if callable(versions):
+        found = versions()
+        if isinstance(found, VersionSupport):
+            return found
+    tool = getattr(factory, "tool", None)
+    version = getattr(tool, "version", None)
+    if isinstance(version, str) and version:
+        return VersionSupport(pinned=version, tested=(version,))
+    return VersionSupport(pinned=BUILTIN)

@@ -20,22 +20,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from adhere.core import WORKSPACE_IGNORE_DIRS
+
 __all__ = ["DEFAULT_IGNORE_DIRS", "WorkspaceLimits", "collect_files"]
 
-DEFAULT_IGNORE_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        "node_modules",
-        "__pycache__",
-        ".venv",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-        ".tox",
-    }
-)
+DEFAULT_IGNORE_DIRS = WORKSPACE_IGNORE_DIRS
 """Directory names skipped by default: version control, dependencies and caches."""
 
 

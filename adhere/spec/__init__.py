@@ -32,6 +32,7 @@ from adhere.spec._read import (
 )
 from adhere.spec._resources import (
     API_VERSION,
+    FROM_INSTANCE,
     Benchmark,
     BenchmarkSource,
     BenchmarkSpec,
@@ -62,6 +63,7 @@ __all__ = [
     "BenchmarkStatus",
     "Condition",
     "Endpoint",
+    "FROM_INSTANCE",
     "Filters",
     "Judge",
     "JudgePanel",

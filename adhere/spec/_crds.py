@@ -128,12 +128,15 @@ _KINDS: Final = (
 # from the spec root, and the schema to put there; the operator validates with the model.
 _OVERRIDES: Final[dict[type[BaseModel], dict[tuple[str, ...], JsonSchemaValue]]] = {
     Rollout: {
-        # `scaffolds: [chat]`: a bare name is shorthand for {name: chat} (a mode="before"
-        # validator), so an item is a string or an object.
-        ("scaffolds", "[]"): {
+        # `scaffolds: fromInstance` is shorthand for [{name: fromInstance}], and in
+        # `scaffolds: [chat]` a bare name is shorthand for {name: chat} (mode="before"
+        # validators), so the field is a string or a list of strings and objects.
+        ("scaffolds",): {
             "description": (
-                "A scaffold name (shorthand for {name: NAME}) or an object with name, "
-                "options and timeoutSeconds; validated by the operator."
+                "'fromInstance' (each instance under the scaffold it names), or a list: "
+                "each item a scaffold name (shorthand for {name: NAME}) or an object with "
+                "name, version, instances, options and timeoutSeconds; validated by the "
+                "operator."
             ),
             _PRESERVE: True,
         },

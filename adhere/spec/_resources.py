@@ -180,14 +180,73 @@ class ModelSpec(SpecModel):
         return _path_safe(name)
 
 
+FROM_INSTANCE: Final = "fromInstance"
+"""``scaffolds: fromInstance`` (each instance under its own scaffold) and
+``version: fromInstance`` (the version the instance names)."""
+
+_VERSION = re.compile(r"^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$")
+
+
 class ScaffoldSpec(SpecModel):
-    """A scaffold the instances are run through, with scaffold-specific options."""
+    """A scaffold the instances are run through, with scaffold-specific options.
+
+    ``name`` is a registered scaffold, or ``fromInstance``: every instance under the
+    scaffold it names itself (``scaffolds: fromInstance`` is shorthand for that one
+    entry). An entry with ``instances: own`` runs only the instances that name it;
+    ``all`` (the default) crosses every instance with it.
+    """
 
     name: str
     options: dict[str, Any] = Field(default_factory=dict)
     timeout_seconds: float = Field(
         default=1800, gt=0, description="Wall-clock budget of one trial (all its turns)."
     )
+    version: str | None = Field(
+        default=None,
+        description=(
+            "CLI version to install and run: an exact version, or 'fromInstance' (the "
+            "version each instance names, where adhere can install it). Unset: the "
+            "scaffold's pinned version (for the fromInstance entry: 'fromInstance')."
+        ),
+    )
+    instances: Literal["all", "own"] = Field(
+        default="all",
+        description=(
+            "'all': every instance runs under this scaffold; 'own': only the instances "
+            "that name it."
+        ),
+    )
+
+    @field_validator("version")
+    @classmethod
+    def _version_text(cls, value: str | None) -> str | None:
+        if value is not None and value != FROM_INSTANCE and not _VERSION.match(value):
+            raise ValueError(
+                f"expected a version such as '2.0.69' or 'fromInstance', got {value!r}"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _from_instance_entry(self) -> ScaffoldSpec:
+        if self.name == FROM_INSTANCE:
+            if self.options:
+                raise ValueError(
+                    "the fromInstance entry takes no options (they differ per scaffold); "
+                    "list the scaffold by name with 'instances: own' to give it options"
+                )
+            if self.instances != "all":
+                raise ValueError("the fromInstance entry has no 'instances' setting")
+            if self.version not in (None, FROM_INSTANCE):
+                raise ValueError(
+                    "the fromInstance entry runs several scaffolds: its version is "
+                    "'fromInstance'; list a scaffold by name with 'instances: own' to pin it"
+                )
+        return self
+
+    @property
+    def bound(self) -> bool:
+        """Whether the entry runs only the instances that name its scaffold."""
+        return self.name == FROM_INSTANCE or self.instances == "own"
 
 
 class RolloutSpec(SpecModel):
@@ -196,7 +255,12 @@ class RolloutSpec(SpecModel):
     benchmark: str = Field(description="Name of the Benchmark resource.")
     models: list[ModelSpec] = Field(min_length=1, description="The sweep: one entry a model.")
     scaffolds: list[ScaffoldSpec] = Field(
-        default_factory=lambda: [ScaffoldSpec(name="chat")], min_length=1
+        default_factory=lambda: [ScaffoldSpec(name="chat")],
+        min_length=1,
+        description=(
+            "The scaffolds to run: a list (each crosses every instance unless it says "
+            "'instances: own'), or 'fromInstance': each instance under its own scaffold."
+        ),
     )
     repeats: int = Field(default=1, ge=1, le=100)
     parallelism: int = Field(default=8, ge=1, le=1024, description="Trials in flight at once.")
@@ -208,6 +272,8 @@ class RolloutSpec(SpecModel):
     @field_validator("scaffolds", mode="before")
     @classmethod
     def _scaffold_shorthand(cls, value: Any) -> Any:
+        if value == FROM_INSTANCE:
+            return [{"name": FROM_INSTANCE}]
         if isinstance(value, list):
             return [{"name": v} if isinstance(v, str) else v for v in value]
         return value

@@ -26,7 +26,7 @@ from adhere.runner import (
     RunSummary,
     default_work_root,
     judge_endpoints,
-    resolve_scaffolds,
+    plan_rollout,
     run_services,
     suite_lookup,
 )
@@ -103,6 +103,7 @@ async def run_feedback(plan: FeedbackPlan, *, progress: Progress | None = None) 
         todo.append(item)
     shown = progress or NoProgress()
     shown.start(len(plan.corrected), sum(plan.target.is_done(i.trial) for i in plan.corrected))
+    trial_plan, scaffolds = plan_rollout(plan.config, list(plan.instances.values()))
     prepared = Prepared(
         config=plan.config,
         suite=suite_lookup(plan.config),
@@ -110,7 +111,8 @@ async def run_feedback(plan: FeedbackPlan, *, progress: Progress | None = None) 
         instances=[*plan.instances.values(), *(i.instance for i in plan.corrected)],
         trials=[i.trial for i in todo],
         store=plan.target,
-        scaffolds=resolve_scaffolds(plan.config),
+        scaffolds=scaffolds,
+        plan=trial_plan,
     )
     cache_dir = default_cache_dir()
     for scaffold in prepared.scaffolds.values():
@@ -146,7 +148,6 @@ async def _run_groups(
     parallelism = prepared.config.rollout.spec.parallelism
     at_once = min(len(groups), parallelism)
     gate = asyncio.Semaphore(at_once)
-    spec = prepared.config.rollout.spec
     work_root = Path(os.environ.get("ADHERE_WORK_DIR") or default_work_root())
 
     async def one(items: list[CorrectedTrial]) -> RunSummary:
@@ -156,7 +157,7 @@ async def _run_groups(
                 instances=[i.instance for i in items],
                 suite_for=lambda _name: prepared.suite,
                 scaffolds=prepared.scaffolds,
-                timeouts={s.name: s.timeout_seconds for s in spec.scaffolds},
+                timeouts=prepared.plan.timeouts(),
                 models=targets,
                 calls=calls,
                 work_root=work_root,

@@ -296,8 +296,8 @@ def test_the_octobench_sample_validates_bindings_file_and_all(tmp_path: Path) ->
     assert said[bindings] == [f"{bindings}: verifier bindings ok (10 rules)"]
     rollout = str(EXAMPLES / "octobench-sample" / "rollout.yaml")
     assert said[rollout][0] == (
-        f"{rollout}: Rollout octobench-sample ok: 8 instances × 2 models × 4 scaffolds × "
-        "1 repeats = 64 trials"
+        f"{rollout}: Rollout octobench-sample ok: 8 instances × 2 models × 1 repeat under "
+        "claude-code 2.1.197, kilo 7.7.7, droid 0.225.2, reference builtin = 64 trials"
     )
 
 

@@ -28,7 +28,7 @@ FREE_FORM = {
     ("Benchmark", "spec.source.generate"),
     ("Benchmark", "spec.filters.metadata{}[]"),
     ("Benchmark", "spec.options"),
-    ("Rollout", "spec.scaffolds[]"),  # a name, or {name, options, timeoutSeconds}
+    ("Rollout", "spec.scaffolds"),  # fromInstance, or a list of names and {name, version, …}
 }
 
 # JSONSchemaProps fields (apiextensions.k8s.io/v1) this generator may emit.

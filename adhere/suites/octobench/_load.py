@@ -3,7 +3,10 @@
 One JSON object a line with ``instance_id``, ``user_query`` (one entry per user
 turn), ``system_prompt``, ``category``, ``image``, ``workspace_abs_path``,
 ``scaffold`` {name, version}, ``checklist`` and, for Skill instances,
-``expected_skill``. The checklist is keyed by instruction category; each category
+``expected_skill``. The scaffold becomes :attr:`Instance.scaffold` under adhere's name
+(:data:`SCAFFOLD_NAMES`: ``claudecode`` → ``claude-code``, ``kilo-dev`` → ``kilo``,
+``droid`` → ``droid``); a row without a version gets the paper's (:data:`PAPER_VERSIONS`,
+its Appendix A), marked as such. The checklist is keyed by instruction category; each category
 holds ``{description, checks: [{check_id, description, check_type}]}``. adhere also
 reads two optional item fields: ``verifier`` ({name, params}: decided by that
 deterministic verifier instead of the judges) and ``condition`` (when the item
@@ -22,7 +25,9 @@ workspace can also be given as files — either an optional ``workspace`` field 
 line (a mapping of relative path to text, or a directory path relative to the JSONL
 file, or a list of such directories layered in order so instances can share a base
 project), or a ``workspaces`` directory (Benchmark option) holding one
-sub-directory per instance id. Without either, the instance keeps only its image reference.
+sub-directory per instance id. Directories are copied into each trial as they are
+(binaries, file modes, ``.git``); no path leaves its root (see ``_workspace``).
+Without either, the instance keeps only its image reference.
 """
 
 from __future__ import annotations
@@ -31,12 +36,22 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from adhere.core import Check, CheckKind, Instance, Source, VerifierRef, Workspace
+from adhere.core import Check, CheckKind, Instance, ScaffoldRef, Source, VerifierRef, Workspace
 from adhere.errors import SpecError
-from adhere.spec import data_path, format_location, iter_jsonl
+from adhere.spec import format_location, iter_jsonl
+from adhere.suites.octobench._workspace import (
+    check_inline,
+    directory_workspace,
+    instance_directory,
+)
 
-MAX_WORKSPACE_FILE = 1_000_000
-"""Larger workspace files are skipped (with a note in the instance metadata)."""
+SCAFFOLD_NAMES: dict[str, str] = {"claudecode": "claude-code", "kilo-dev": "kilo", "droid": "droid"}
+"""The published rows' scaffold names → adhere's scaffolds (other names are kept as
+written, so a row may also name an adhere scaffold directly)."""
+
+PAPER_VERSIONS: dict[str, str] = {"claude-code": "2.0.69", "kilo": "0.10.2", "droid": "0.42.2"}
+"""The versions the paper's experiments used (its Appendix A), by adhere scaffold name;
+they stand in for a row that names its scaffold without a version."""
 
 _CATEGORY_SOURCES: tuple[tuple[str, Source], ...] = (
     ("sp", Source.SYSTEM_PROMPT),
@@ -69,7 +84,7 @@ class _RawCategory(BaseModel):
 
 class _RawScaffold(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    name: str
+    name: str = Field(min_length=1, pattern=r"\S")
     version: str = ""
 
 
@@ -100,6 +115,18 @@ class RawInstance(BaseModel):
     conflict: _RawConflict | None = None
 
 
+def scaffold_ref(raw: _RawScaffold) -> ScaffoldRef:
+    """The scaffold a row names, under adhere's name, with its (or the paper's) version."""
+    name = SCAFFOLD_NAMES.get(raw.name.strip().lower(), raw.name.strip())
+    if raw.version:
+        return ScaffoldRef(name=name, version=raw.version, named=raw.name)
+    paper = PAPER_VERSIONS.get(name)
+    if paper is None:
+        return ScaffoldRef(name=name, named=raw.name)
+    note = "the row names no version; this is the paper's, from its Appendix A"
+    return ScaffoldRef(name=name, version=paper, named=raw.name, version_note=note)
+
+
 def category_source(name: str) -> Source:
     """The instruction source a checklist category stands for."""
     lowered = name.strip().lower()
@@ -110,26 +137,6 @@ def category_source(name: str) -> Source:
         f"unknown checklist category {name!r}; expected one of SP, System reminder, "
         "User query, Agents.md, Skill.md, Memory…, Tool schema, testing"
     )
-
-
-def read_workspace_dir(root: Path) -> dict[str, str]:
-    """The text files of a workspace directory, by relative POSIX path."""
-    files: dict[str, str] = {}
-    for path in sorted(root.rglob("*")):
-        if not path.is_file() or path.stat().st_size > MAX_WORKSPACE_FILE:
-            continue
-        try:
-            files[path.relative_to(root).as_posix()] = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            continue
-    return files
-
-
-def _is_dir(path: Path) -> bool:
-    try:
-        return path.is_dir()
-    except OSError:  # e.g. a name longer than the file system allows: no such directory
-        return False
 
 
 def to_instance(
@@ -165,22 +172,17 @@ def to_instance(
         raise SpecError("the checklist has no checks", file=where, field="checklist")
     workspace = Workspace(image=raw.image)
     if isinstance(raw.workspace, dict):
+        check_inline(raw.workspace, where=where)
         workspace = Workspace(files=raw.workspace, image=raw.image)
-    elif isinstance(raw.workspace, str | list):
-        layers = [raw.workspace] if isinstance(raw.workspace, str) else raw.workspace
-        files: dict[str, str] = {}
-        for n, layer in enumerate(layers):
-            field = "workspace" if isinstance(raw.workspace, str) else f"workspace[{n}]"
-            root = data_path(layer, base_dir=base_dir, file=where, field=field).resolve()
-            if not root.is_dir():
-                raise SpecError(
-                    f"workspace directory {root} does not exist", file=where, field=field
-                )
-            files.update(read_workspace_dir(root))
-        workspace = Workspace(files=files, image=raw.image)
-    elif workspaces is not None and _is_dir(workspaces / raw.instance_id):
-        root = (workspaces / raw.instance_id).resolve()
-        workspace = Workspace(files=read_workspace_dir(root), path=str(root), image=raw.image)
+    elif isinstance(raw.workspace, str):
+        layers = [(raw.workspace, "workspace")]
+        workspace = directory_workspace(layers, base_dir=base_dir, where=where, image=raw.image)
+    elif isinstance(raw.workspace, list):
+        layers = [(layer, f"workspace[{n}]") for n, layer in enumerate(raw.workspace)]
+        workspace = directory_workspace(layers, base_dir=base_dir, where=where, image=raw.image)
+    elif workspaces is not None:
+        found = instance_directory(workspaces, raw.instance_id, where=where, image=raw.image)
+        workspace = found or workspace
     return Instance(
         id=raw.instance_id,
         suite="octobench",
@@ -188,6 +190,7 @@ def to_instance(
         system_prompt=raw.system_prompt,
         turns=raw.user_query,
         checks=checks,
+        scaffold=scaffold_ref(raw.scaffold) if raw.scaffold else None,
         metadata={
             "category": raw.category,
             "turns": len(raw.user_query),

@@ -6,7 +6,7 @@ The example itself runs end to end in about a minute and a half on 2 busy cores
 
 from adhere.models import provider_for
 from adhere.models._local_model import LocalModelProvider
-from adhere.runner import apply_filters, plan_trials, resolve_scaffolds, suite_lookup
+from adhere.runner import apply_filters, plan_rollout, suite_lookup
 from adhere.spec import load_run_config
 from tests.helpers import ROOT
 
@@ -18,10 +18,11 @@ def test_the_example_is_a_small_capped_chat_run_on_the_local_model() -> None:
     models = config.rollout.spec.models
     assert models and all(isinstance(provider_for(m.endpoint), LocalModelProvider) for m in models)
     assert all(m.endpoint.max_tokens <= 128 for m in models)
-    assert set(resolve_scaffolds(config)) == {"chat"}
     suite = suite_lookup(config)
     instances = suite.load(config.benchmark.spec, base_dir=config.base_dir, file="benchmark.yaml")
     instances = apply_filters(instances, config.benchmark.spec.filters, file="benchmark.yaml")
     assert sorted(i.metadata["language"] for i in instances) == ["cpp", "java", "python"]
-    assert len(plan_trials(config.rollout, instances)) == 3
+    plan, scaffolds = plan_rollout(config, instances)
+    assert set(scaffolds) == {"chat"}
+    assert len(plan.trials) == 3
     assert config.rollout.spec.storage == "file://../../runs"  # runs/real-model/ (ignored by git)

@@ -1,4 +1,5 @@
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -8,14 +9,9 @@ from adhere.errors import SpecError
 from adhere.spec import BenchmarkSpec
 from adhere.suites import get_suite
 from adhere.suites.octobench import category_source, load_octobench
+from tests.helpers import shared_data
 
-SHARED = (
-    Path(__file__).resolve().parents[3].parent
-    / "shared"
-    / "data"
-    / "octocodingbench"
-    / "octocodingbench.jsonl"
-)
+SHARED = shared_data("octocodingbench", "octocodingbench.jsonl")
 
 
 def line(**over):
@@ -153,3 +149,42 @@ def test_bad_conflict_is_rejected_naming_the_field(tmp_path: Path, sides, field,
     with pytest.raises(SpecError, match=message) as caught:
         load_octobench(path)
     assert caught.value.field == field and str(path) in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("raw", "name", "version", "from_paper"),
+    [
+        ({"name": "claudecode", "version": "2.0.69"}, "claude-code", "2.0.69", False),
+        ({"name": "kilo-dev", "version": "0.10.2"}, "kilo", "0.10.2", False),
+        ({"name": "kilo-dev"}, "kilo", "0.10.2", True),
+        ({"name": "droid"}, "droid", "0.42.2", True),
+        ({"name": "claude-code", "version": "2.1.0"}, "claude-code", "2.1.0", False),
+        ({"name": "windsurf"}, "windsurf", None, False),
+    ],
+)
+def test_the_scaffold_a_row_names_under_adheres_name(
+    tmp_path: Path, raw, name, version, from_paper
+):
+    path = tmp_path / "a.jsonl"
+    path.write_text(line(scaffold=raw) + "\n")
+    (inst,) = load_octobench(path)
+    assert inst.scaffold is not None
+    assert (inst.scaffold.name, inst.scaffold.version) == (name, version)
+    assert inst.scaffold.named == raw["name"]
+    assert bool(inst.scaffold.version_note) == from_paper
+    assert inst.metadata["source_scaffold"] == raw["name"]
+
+
+def test_a_row_without_a_scaffold_names_none_and_an_empty_name_is_an_error(tmp_path: Path):
+    path = tmp_path / "a.jsonl"
+    path.write_text(line(scaffold=None) + "\n")
+    assert load_octobench(path)[0].scaffold is None
+    path.write_text(line(scaffold={"name": " "}) + "\n")
+    with pytest.raises(SpecError) as caught:
+        load_octobench(path)
+    assert caught.value.field == "scaffold.name"
+
+
+def test_the_published_rows_name_54_claude_code_11_kilo_7_droid():
+    found = Counter((i.scaffold.name, i.scaffold.version) for i in load_octobench(SHARED))
+    assert found == {("claude-code", "2.0.69"): 54, ("kilo", "0.10.2"): 11, ("droid", "0.42.2"): 7}

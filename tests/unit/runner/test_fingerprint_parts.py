@@ -71,3 +71,22 @@ def test_a_workspace_file_changes_the_instance_part():
     assert changed_parts(fingerprint(instance=with_file).parts, fingerprint(instance=edited)) == [
         "instance"
     ]
+
+
+def test_instances_naming_no_scaffold_keep_the_digest_they_had_before_the_field():
+    from adhere.runner._fingerprint import _digest, instance_digest
+
+    before_fields = INSTANCE.model_dump(mode="json", exclude={"checks", "scaffold"})
+    del before_fields["workspace"]["layers"]  # neither field existed: the old dump lacked them
+    assert instance_digest(INSTANCE) == _digest(before_fields)
+
+
+def test_the_scaffold_an_instance_names_is_part_of_its_content():
+    from adhere.core import ScaffoldRef
+
+    bound = INSTANCE.model_copy(update={"scaffold": ScaffoldRef(name="claude-code", version="2")})
+    other = INSTANCE.model_copy(update={"scaffold": ScaffoldRef(name="claude-code", version="3")})
+    assert changed_parts(fingerprint(instance=bound).parts, fingerprint(instance=other)) == [
+        "instance"
+    ]
+    assert changed_parts(fingerprint().parts, fingerprint(instance=bound)) == ["instance"]

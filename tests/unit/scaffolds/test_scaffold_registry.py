@@ -22,19 +22,25 @@ APIS = {
 
 def test_public_names():
     assert adhere.scaffolds.__all__ == [
+        "BUILTIN",
         "CACHE_ENV",
+        "DEFAULT_IGNORE_DIRS",
         "InstallError",
         "ProxyEndpoint",
         "Scaffold",
         "ScaffoldResult",
         "TrialContext",
         "TurnOutcome",
+        "VersionSupport",
         "WireApi",
+        "WorkspaceLimits",
+        "collect_files",
         "default_cache_dir",
         "get_scaffold",
         "installable",
         "scaffold",
         "scaffold_names",
+        "version_support",
     ]
     for name in adhere.scaffolds.__all__:
         assert getattr(adhere.scaffolds, name) is not None
@@ -94,7 +100,8 @@ def test_importing_the_package_loads_no_adapter():
     code = (
         "import sys, adhere.scaffolds\n"
         "heavy = [m for m in sys.modules if m.startswith('adhere.scaffolds._') and m not in "
-        "('adhere.scaffolds._registry', 'adhere.scaffolds._types', 'adhere.scaffolds._install')]\n"
+        "('adhere.scaffolds._registry', 'adhere.scaffolds._types', 'adhere.scaffolds._install', "
+        "'adhere.scaffolds._versions', 'adhere.scaffolds._workspace')]\n"
         "print(heavy)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
