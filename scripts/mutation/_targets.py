@@ -1,0 +1,104 @@
+"""Which modules are mutated by default, and which tests each one's mutants must fail.
+
+Only the tests mapped to a module run against its mutants, so a run stays minutes,
+not hours. A module's tests are the unit tests that exercise it; when you add a test
+file for a module, add it here too, or its kills will not count.
+"""
+
+from __future__ import annotations
+
+from fnmatch import fnmatch
+
+# The modules where scores are computed (issue 18), in the order they are run.
+DEFAULT_MODULES: tuple[str, ...] = (
+    "adhere/metrics/_rates.py",
+    "adhere/metrics/_delta.py",
+    "adhere/judging/_judge_reply.py",
+    "adhere/judging/_panel.py",
+    "adhere/judging/_panel_scores.py",
+    "adhere/judging/verifiers/_activity.py",
+    "adhere/judging/verifiers/_calls.py",
+    "adhere/judging/verifiers/_code.py",
+    "adhere/judging/verifiers/_commands.py",
+    "adhere/judging/verifiers/_emoji.py",
+    "adhere/judging/verifiers/_files.py",
+    "adhere/judging/verifiers/_langdetect.py",
+    "adhere/judging/verifiers/_language.py",
+    "adhere/judging/verifiers/_length.py",
+    "adhere/judging/verifiers/_matches.py",
+    "adhere/judging/verifiers/_order.py",
+    "adhere/judging/verifiers/_paths.py",
+    "adhere/judging/verifiers/_replies.py",
+    "adhere/judging/verifiers/_ruff.py",
+    "adhere/judging/verifiers/_schema.py",
+    "adhere/judging/verifiers/_shell.py",
+    "adhere/judging/verifiers/_skills.py",
+    "adhere/suites/pacific/_instructions.py",
+    "adhere/suites/manyih/_check_defs.py",
+    "adhere/suites/manyih/_check_layout.py",
+    "adhere/suites/manyih/_check_lexical.py",
+    "adhere/suites/manyih/_check_names.py",
+    "adhere/suites/manyih/_checkers.py",
+    "adhere/suites/vericode/_checks.py",
+    "adhere/suites/guidebench/_normalize.py",
+    "adhere/runner/_fingerprint.py",
+    "adhere/metrics/_regression.py",
+)
+
+_VERIFIER_TESTS = (
+    "tests/unit/judging/test_verifiers_text.py",
+    "tests/unit/judging/test_verifiers_files.py",
+    "tests/unit/judging/test_verifiers_shell.py",
+    "tests/unit/judging/test_verifiers_tools.py",
+    "tests/unit/judging/test_verifiers_recorded.py",
+    "tests/unit/judging/test_verif_support.py",
+    "tests/unit/judging/test_verify_registry.py",
+    "tests/unit/judging/test_verify_bindings.py",
+)
+
+# (module glob, test files) — the first matching glob wins.
+TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "adhere/metrics/_rates.py",
+        (
+            "tests/unit/test_metrics.py",
+            "tests/unit/test_metrics_faults.py",
+            "tests/unit/test_paper_tables.py",
+        ),
+    ),
+    ("adhere/metrics/_delta.py", ("tests/unit/test_metrics_delta.py",)),
+    ("adhere/metrics/_regression.py", ("tests/unit/test_metrics_regression.py",)),
+    (
+        "adhere/judging/_judge_reply.py",
+        ("tests/unit/judging/test_judge_reply.py", "tests/unit/judging/test_judge_policy.py"),
+    ),
+    (
+        "adhere/judging/_panel*.py",
+        ("tests/unit/judging/test_panel.py", "tests/unit/judging/test_judge_order.py"),
+    ),
+    ("adhere/judging/verifiers/_ruff.py", (*_VERIFIER_TESTS, "tests/unit/vericode")),
+    ("adhere/judging/verifiers/*.py", _VERIFIER_TESTS),
+    ("adhere/suites/pacific/_instructions.py", ("tests/unit/pacific",)),
+    (
+        "adhere/suites/manyih/_check*.py",
+        ("tests/unit/manyih/test_mih_checkers.py", "tests/unit/manyih/test_mih_restyle.py"),
+    ),
+    ("adhere/suites/vericode/_checks.py", ("tests/unit/vericode",)),
+    (
+        "adhere/suites/guidebench/_normalize.py",
+        (
+            "tests/unit/guidebench/test_gb_parse.py",
+            "tests/unit/guidebench/test_gb_metrics.py",
+            "tests/unit/guidebench/test_gb_suite.py",
+        ),
+    ),
+    ("adhere/runner/_fingerprint.py", ("tests/unit/runner",)),
+)
+
+
+def tests_for(module: str) -> tuple[str, ...]:
+    """The test files mapped to ``module`` (a repository-relative path); empty if none."""
+    for pattern, tests in TESTS:
+        if fnmatch(module, pattern):
+            return tests
+    return ()
