@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -100,12 +101,23 @@ def copy_repository(root: Path, dest: Path) -> None:
         (dest.parent / "shared").symlink_to(shared)
 
 
-def _importers(module: str) -> set[str]:
-    """``module`` and every module of its package tree that imports it, directly or not."""
+def _importers(module: str, candidates: tuple[str, ...]) -> set[str]:
+    """Of ``candidates``, those whose import imports ``module``: each child imports them.
+
+    That is ``module`` itself, every module importing it directly or not (grimp's
+    import graph), and every module inside a package that is one of those (importing
+    ``a.b.c`` runs ``a/b/__init__.py`` first).
+    """
     import grimp
 
     graph = grimp.build_graph(module.partition(".")[0], cache_dir=None)
-    return {module, *graph.find_downstream_modules(module)}
+    importers = {module, *graph.find_downstream_modules(module)}
+    inside = {
+        name
+        for name in candidates
+        if any(".".join(name.split(".")[:i]) in importers for i in range(1, name.count(".") + 1))
+    }
+    return importers | inside
 
 
 def _baseline(worker: WorkerClient, module: str, repo: Path, *, first: bool) -> TestRun:
@@ -141,7 +153,7 @@ def run_module(
         first = _baseline(worker, module, repo, first=True)
         # The mutants are imported from source: no stale bytecode of the original.
         Path(cache_from_source(str(path))).unlink(missing_ok=True)
-        forbid = _importers(dotted)
+        forbid = _importers(dotted, first.imported)
         problem = worker.preload([m for m in first.imported if m not in forbid], sorted(forbid))
         if problem:
             print(f"   not preloading adhere: {problem}", flush=True)
@@ -170,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fail-under", type=float, default=0.0, metavar="PCT")
     parser.add_argument("--list", action="store_true", help="print modules and their tests")
     args = parser.parse_args(argv)
+    # A plain `kill` ends the run like Ctrl-C: the worker stops, the copy is removed.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     modules = resolve(args.modules or list(DEFAULT_MODULES))
     if args.list:
         for module in modules:

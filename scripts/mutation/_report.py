@@ -80,7 +80,7 @@ def module_section(result: Score, mutants: Sequence[Mutant]) -> list[str]:
             lines.append(f" {title}:")
             for mutant in chosen:
                 lines.extend(_mutant_lines(mutant))
-                if outcome == "error":
+                if mutant.note:
                     lines.append(f"      ! {mutant.note}")
     equivalent = [m for m in mutants if m.outcome == "equivalent"]
     if equivalent:

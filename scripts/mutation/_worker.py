@@ -208,6 +208,8 @@ def serve(sock_path: str, repo: str) -> None:
     builtins.CosmicRayTestingException = CosmicRayTestingException  # type: ignore[attr-defined]
     workdir = Path(sock_path).parent
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(sock_path)  # left by a worker stopped before this one
     server.bind(sock_path)
     server.listen(1)
     print(_READY, flush=True)  # noqa: T201 - the parent waits for this line
