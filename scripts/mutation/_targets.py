@@ -61,6 +61,7 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "adhere/metrics/_rates.py",
         (
+            "tests/unit/test_metrics_rates.py",
             "tests/unit/test_metrics.py",
             "tests/unit/test_metrics_faults.py",
             "tests/unit/test_paper_tables.py",
@@ -97,7 +98,10 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tests/unit/guidebench/test_gb_suite.py",
         ),
     ),
-    ("adhere/runner/_fingerprint.py", ("tests/unit/runner",)),
+    (
+        "adhere/runner/_fingerprint.py",
+        ("tests/unit/runner/test_fingerprint.py", "tests/unit/runner/test_reuse.py"),
+    ),
 )
 
 
