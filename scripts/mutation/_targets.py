@@ -72,7 +72,10 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tests/unit/manyih/test_mih_suite.py",
         ),
     ),
-    ("adhere/metrics/_delta.py", ("tests/unit/test_metrics_delta.py",)),
+    (
+        "adhere/metrics/_delta.py",
+        ("tests/unit/test_metrics_delta.py", "tests/unit/test_metrics_rates.py"),
+    ),
     ("adhere/metrics/_regression.py", ("tests/unit/test_metrics_regression.py",)),
     (
         "adhere/judging/_judge_reply.py",
