@@ -83,7 +83,11 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     (
         "adhere/judging/_panel*.py",
-        ("tests/unit/judging/test_panel.py", "tests/unit/judging/test_judge_order.py"),
+        (
+            "tests/unit/judging/test_panel.py",
+            "tests/unit/judging/test_panel_vote.py",
+            "tests/unit/judging/test_judge_order.py",
+        ),
     ),
     ("adhere/judging/verifiers/_ruff.py", (*_VERIFIER_TESTS, "tests/unit/vericode")),
     ("adhere/judging/verifiers/*.py", _VERIFIER_TESTS),
