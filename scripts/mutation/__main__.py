@@ -22,8 +22,8 @@ from pathlib import Path
 
 from scripts.mutation import _equivalents, _report
 from scripts.mutation._mutants import Mutant, make_mutants, mark_equivalents, run_mutants
-from scripts.mutation._targets import DEFAULT_MODULES, tests_for
-from scripts.mutation._worker import TestRun, WorkerClient, start_worker
+from scripts.mutation._targets import DEFAULT_MODULES, mapped_tests
+from scripts.mutation._worker import PytestRun, WorkerClient, start_worker
 
 ROOT = Path(__file__).resolve().parents[2]
 EQUIVALENTS = ROOT / "scripts" / "mutation" / "equivalents.toml"
@@ -47,13 +47,13 @@ def resolve(names: list[str], root: Path = ROOT) -> list[str]:
             found = sorted(
                 str(p.relative_to(root))
                 for p in path.glob("*.py")
-                if p.name != "__init__.py" and tests_for(str(p.relative_to(root)))
+                if p.name != "__init__.py" and mapped_tests(str(p.relative_to(root)))
             )
             if not found:
                 raise SystemExit(f"mutation: no module under {rel}/ has tests mapped to it")
             modules.extend(found)
         elif path.is_file() and rel.startswith("adhere/"):
-            if not tests_for(rel):
+            if not mapped_tests(rel):
                 raise SystemExit(
                     f"mutation: no tests are mapped to {rel}; add them to "
                     "scripts/mutation/_targets.py (TESTS)"
@@ -120,8 +120,8 @@ def _importers(module: str, candidates: tuple[str, ...]) -> set[str]:
     return importers | inside
 
 
-def _baseline(worker: WorkerClient, module: str, repo: Path, *, first: bool) -> TestRun:
-    tests = tests_for(module)
+def _baseline(worker: WorkerClient, module: str, repo: Path, *, first: bool) -> PytestRun:
+    tests = mapped_tests(module)
     dotted = module.removesuffix(".py").replace("/", ".")
     trace = None if first else "/" + module
     run = worker.run(tests, 600.0, write_bytecode=first, probe=dotted, trace=trace)
@@ -142,7 +142,7 @@ def run_module(
     module: str, repo: Path, work: Path, timeout: float | None
 ) -> tuple[_report.Score, list[Mutant]]:
     """Baseline, mutants, equivalents and tests of one module (in the copy ``repo``)."""
-    tests = tests_for(module)
+    tests = mapped_tests(module)
     path = repo / module
     dotted = module.removesuffix(".py").replace("/", ".")
     print(f"\n== {module}\n   tests: {' '.join(tests)}", flush=True)
@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     modules = resolve(args.modules or list(DEFAULT_MODULES))
     if args.list:
         for module in modules:
-            print(f"{module}: {' '.join(tests_for(module))}")
+            print(f"{module}: {' '.join(mapped_tests(module))}")
         return 0
     equivalents = _equivalents.load(EQUIVALENTS)
     results: list[_report.Score] = []

@@ -134,7 +134,7 @@ def statement_lines(tree: ast.Module, line: int) -> range:
     return range(best[0], best[1] + 1) if best else range(line, line + 1)
 
 
-def tests_for_lines(
+def select_tests(
     record: dict[str, Any], lines: Iterable[int], all_tests: Sequence[str]
 ) -> tuple[str, ...]:
     """The tests to run for a mutant touching ``lines``: node ids, files, or ``all_tests``.

@@ -26,7 +26,7 @@ from cosmic_ray.plugins import get_operator
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import MutationSpec
 
-from scripts.mutation._coverage import statement_lines, tests_for_lines
+from scripts.mutation._coverage import select_tests, statement_lines
 from scripts.mutation._equivalents import Equivalent, reason_for
 from scripts.mutation._worker import TIMED_OUT, WorkerClient
 
@@ -207,7 +207,7 @@ def run_mutants(
     start = time.monotonic()
     for done, mutant in enumerate(todo, start=1):
         spec = mutant.spec
-        chosen = tests_for_lines(coverage, sorted(mutated_lines(spec, tree)), tests)
+        chosen = select_tests(coverage, sorted(mutated_lines(spec, tree)), tests)
         if not chosen:
             mutant.outcome, mutant.note = "survived", "no mapped test runs this code"
             continue

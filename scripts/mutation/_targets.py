@@ -112,7 +112,7 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
-def tests_for(module: str) -> tuple[str, ...]:
+def mapped_tests(module: str) -> tuple[str, ...]:
     """The test files mapped to ``module`` (a repository-relative path); empty if none."""
     for pattern, tests in TESTS:
         if fnmatch(module, pattern):

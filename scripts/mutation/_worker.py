@@ -53,7 +53,7 @@ _FAILED_LINE = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
-class TestRun:
+class PytestRun:
     """One pytest run in a child.
 
     Attributes:
@@ -255,7 +255,7 @@ class WorkerClient:
         write_bytecode: bool = False,
         probe: str | None = None,
         trace: str | None = None,
-    ) -> TestRun:
+    ) -> PytestRun:
         """Run ``pytest -x`` over ``tests`` in a fresh child; kill it after ``timeout`` s.
 
         ``probe`` (a dotted module name) reports where it was imported from and what
@@ -273,7 +273,7 @@ class WorkerClient:
             }
         )
         module_file = reply.get("module_file")
-        return TestRun(
+        return PytestRun(
             code=int(reply["code"]),  # type: ignore[call-overload]
             seconds=float(reply["seconds"]),  # type: ignore[arg-type]
             output=str(reply["output"]),
