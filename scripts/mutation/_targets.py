@@ -8,6 +8,9 @@ file for a module, add it here too, or its kills will not count.
 from __future__ import annotations
 
 from fnmatch import fnmatch
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # The modules where scores are computed (issue 18), in the order they are run.
 DEFAULT_MODULES: tuple[str, ...] = (
@@ -46,17 +49,13 @@ DEFAULT_MODULES: tuple[str, ...] = (
 )
 
 _VERIFIER_TESTS = (
-    "tests/unit/judging/test_verifiers_text.py",
-    "tests/unit/judging/test_verifiers_files.py",
-    "tests/unit/judging/test_verifiers_shell.py",
-    "tests/unit/judging/test_verifiers_tools.py",
-    "tests/unit/judging/test_verifiers_recorded.py",
-    "tests/unit/judging/test_verif_support.py",
+    "tests/unit/judging/test_verifiers_*.py",
+    "tests/unit/judging/test_verif_*.py",
     "tests/unit/judging/test_verify_registry.py",
     "tests/unit/judging/test_verify_bindings.py",
 )
 
-# (module glob, test files) — the first matching glob wins.
+# (module glob, test files or globs of them) — the first matching module glob wins.
 TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "adhere/metrics/_rates.py",
@@ -112,9 +111,18 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
-def mapped_tests(module: str) -> tuple[str, ...]:
-    """The test files mapped to ``module`` (a repository-relative path); empty if none."""
+def mapped_tests(module: str, root: Path = ROOT) -> tuple[str, ...]:
+    """The test files mapped to ``module`` (a repository-relative path); empty if none.
+
+    Globs among them are expanded (sorted) against ``root``.
+    """
     for pattern, tests in TESTS:
         if fnmatch(module, pattern):
-            return tests
+            found: list[str] = []
+            for test in tests:
+                if any(char in test for char in "*?["):
+                    found.extend(sorted(str(p.relative_to(root)) for p in root.glob(test)))
+                else:
+                    found.append(test)
+            return tuple(dict.fromkeys(found))
     return ()
