@@ -99,6 +99,7 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "adhere/suites/guidebench/_normalize.py",
         (
+            "tests/unit/guidebench/test_gb_normalize.py",
             "tests/unit/guidebench/test_gb_parse.py",
             "tests/unit/guidebench/test_gb_metrics.py",
             "tests/unit/guidebench/test_gb_suite.py",
