@@ -20,6 +20,7 @@ and :mod:`adhere.errors`, and names the modules above it only as strings.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from collections.abc import Callable, Mapping
 from importlib.metadata import entry_points
@@ -149,11 +150,18 @@ class Registry(Generic[T]):
         """
         found = self.find(name)
         if found is None:
-            raise SpecError(
-                f"unknown {self.noun} {name!r}; known {self.kind}: {', '.join(self.names())}",
-                field=self.field,
-            )
+            raise SpecError(self.unknown(name), field=self.field)
         return found
+
+    def unknown(self, name: str) -> str:
+        """The message for an unknown ``name``: close matches first, then every known name."""
+        known = self.names()
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        if not close:
+            folded = name.lower().replace("_", "-")
+            close = [k for k in known if k.lower().replace("_", "-") == folded]
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        return f"unknown {self.noun} {name!r}{hint}; known {self.kind}: {', '.join(known)}"
 
     def child(self) -> Registry[T]:
         """A registry of its own over this one: additions stay in it, lookups fall back here."""

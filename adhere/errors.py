@@ -29,6 +29,7 @@ class SpecError(AdhereError):
     """Invalid input: names the file, the field path and what was expected."""
 
     def __init__(self, message: str, *, file: str | None = None, field: str | None = None):
+        self.message = message
         self.file = file
         self.field = field
         where = ": ".join(part for part in (file, field) if part)

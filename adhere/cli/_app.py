@@ -22,7 +22,8 @@ out_console = Console()
 
 
 def _fail(exc: AdhereError) -> None:
-    err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+    # One line, however long: a message that names file and field is copied, not read wrapped.
+    err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
     raise SystemExit(2)
 
 

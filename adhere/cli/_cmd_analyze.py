@@ -128,16 +128,16 @@ def _rollout_pairs(
     default=0.05,
     show_default=True,
     type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    help="Flag only with a p-value below this.",
+    help="Flag only with a corrected (Benjamini–Hochberg) p-value below this.",
 )
 @click.option(
     "--samples",
     default=2000,
     show_default=True,
     type=click.IntRange(min=1),
-    help="Paired bootstrap draws.",
+    help="Bootstrap draws (intervals); random sign patterns beyond 12 instances.",
 )
-@click.option("--seed", default=0, show_default=True, type=int, help="Bootstrap seed.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Resampling seed.")
 @click.option("--fail-on-regression", is_flag=True, help="Exit with status 1 when flagged.")
 def compare(
     baseline_ref: str,
@@ -149,7 +149,7 @@ def compare(
     seed: int,
     fail_on_regression: bool,
 ) -> None:
-    """Compare run RUN_B (candidate) with RUN_A (baseline): ΔISR / ΔCSR with p-values.
+    """Compare run RUN_B (candidate) with RUN_A (baseline): ΔISR / ΔCSR, intervals, p-values.
 
     Each RUN is a rollout's artifact directory or its rollout YAML. Trials are paired
     by model, scaffold, instance and repeat; see docs/observability.md.
@@ -172,7 +172,8 @@ def compare(
     for n, column in enumerate(table.header):
         view.add_column(column, justify="left" if n < 2 or n == len(table.header) - 1 else "right")
     for row in table.rows:
-        view.add_row(*row, style="bold red" if row[-1] else None)
+        flag = row[-1]
+        view.add_row(*row, style="bold red" if flag.startswith("REGRESSED") else None)
     out_console.print(view)
     for note in comparison_notes(result):
         out_console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)

@@ -149,24 +149,27 @@ def trajectory_show(run_ref: str, trial_ref: str, raw: bool) -> None:
 
 @main.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
-def validate(files: tuple[str, ...]) -> None:
-    """Check spec files and say what they hold.
+@click.option(
+    "--no-secrets",
+    is_flag=True,
+    help="Do not check that the API keys a run reads are there (e.g. for a spec meant "
+    "for a cluster, whose operator checks its Secrets).",
+)
+def validate(files: tuple[str, ...], no_secrets: bool) -> None:
+    """Check spec, bindings and data files as `adhere run` would, and say what they hold.
 
-    For a Rollout, also checks its scaffolds exist and says, for each scaffold × model
-    pair, which API shape each side speaks and whether the proxy translates.
+    Every check a run makes before its first trial: suite options, generator
+    parameters and datasets (the instances are loaded), bindings, filters, scaffold
+    names and options, store URI, model providers and API shapes, and that each API
+    key a run reads is there (named, never shown). For a Rollout, also says which
+    API shape each scaffold × model pair speaks and whether the proxy translates.
+    Exit status 2 at the first problem, with the file and the field or line.
     """
-    from adhere.runner import describe_pairings, pairings, rollout_scaffolds
-    from adhere.spec import Rollout, load_resources
+    from adhere.runner import validate_files
 
-    for name in files:
-        for resource in load_resources(name):
-            out_console.print(
-                f"{name}: {resource.kind} {resource.metadata.name} ok", highlight=False
-            )
-            if isinstance(resource, Rollout):
-                found = pairings(resource, rollout_scaffolds(resource, name))
-                for line in describe_pairings(found):
-                    out_console.print(f"  {line}", highlight=False, soft_wrap=True)
+    for done in validate_files(files, secrets=not no_secrets):
+        for line in done.lines:
+            out_console.print(line, highlight=False, soft_wrap=True, markup=False)
 
 
 @main.command()

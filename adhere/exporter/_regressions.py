@@ -1,9 +1,11 @@
 """Regression series: a rollout against its baseline, per model and instruction source.
 
-The statistics are :func:`adhere.metrics.compare_trials` (paired bootstrap and
-McNemar's exact test over the trials both rollouts ran); ``adhere compare`` prints
-the same rows. Results are cached by a fingerprint of both rollouts' verdicts, so
-the bootstrap runs again only when a verdict changed.
+The statistics are :func:`adhere.metrics.compare_trials` — intervals by a bootstrap
+over instances, McNemar's exact or the instance-level permutation test, the minimum
+sample rule and the Benjamini–Hochberg correction over the comparison; ``adhere
+compare`` and its ``--fail-on-regression`` use the same rows. Results are cached by a
+fingerprint of both rollouts' verdicts, so they are recomputed only when a verdict
+changed.
 """
 
 from __future__ import annotations
@@ -14,7 +16,13 @@ from collections.abc import Mapping
 from adhere.core import Instance
 from adhere.exporter._families import OTHER, Families
 from adhere.exporter._read import RolloutData
-from adhere.metrics import RegressionRow, RegressionSettings, ScoredTrial, compare_trials
+from adhere.metrics import (
+    MetricRegression,
+    RegressionRow,
+    RegressionSettings,
+    ScoredTrial,
+    compare_trials,
+)
 
 __all__ = ["RegressionCache", "add_regressions", "check_sources"]
 
@@ -83,56 +91,73 @@ def add_regressions(
             labels,
             row.regression.pairs,
         )
+        families.set(
+            "adhere_regression_instances",
+            "Instances among those trials: the unit the tests and intervals resample.",
+            labels,
+            row.regression.clusters,
+        )
+        families.set(
+            "adhere_regression_insufficient_data",
+            "1 when too few instances are shared for a test (no p-value, never flagged).",
+            labels,
+            1.0 if row.regression.insufficient else 0.0,
+        )
         for result in (row.regression.isr, row.regression.csr):
-            metric = {**labels, "metric": result.metric}
-            families.set(
-                "adhere_regression_delta",
-                "Paired difference candidate − baseline of ISR or CSR over the shared trials.",
-                metric,
-                result.delta,
-            )
-            families.set(
-                "adhere_regression_baseline_rate",
-                "The baseline's ISR or CSR over the shared trials.",
-                metric,
-                result.baseline,
-            )
-            families.set(
-                "adhere_regression_candidate_rate",
-                "The candidate's ISR or CSR over the shared trials.",
-                metric,
-                result.candidate,
-            )
-            families.set(
-                "adhere_regression_ci_lower",
-                "Lower bound of the bootstrap interval of the difference.",
-                metric,
-                result.bootstrap.ci_lower,
-            )
-            families.set(
-                "adhere_regression_ci_upper",
-                "Upper bound of the bootstrap interval of the difference.",
-                metric,
-                result.bootstrap.ci_upper,
-            )
-            doc = "p-value of the difference (bootstrap: paired over instances; mcnemar: exact)."
-            families.set(
-                "adhere_regression_p_value",
-                doc,
-                {**metric, "test": "bootstrap"},
-                result.bootstrap.p_value,
-            )
-            if result.p_mcnemar is not None:
-                families.set(
-                    "adhere_regression_p_value",
-                    doc,
-                    {**metric, "test": "mcnemar"},
-                    result.p_mcnemar,
-                )
-            families.set(
-                "adhere_regression_flag",
-                "1 when the drop reaches the threshold "
-                "with a p-value below alpha (McNemar for ISR, bootstrap for CSR).",
-                metric,
-                1.0 if result.regressed else 0.0,
-            )
+            _add_metric(families, {**labels, "metric": result.metric}, result)
+
+
+def _add_metric(families: Families, metric: dict[str, str], result: MetricRegression) -> None:
+    families.set(
+        "adhere_regression_delta",
+        "Paired difference candidate − baseline of ISR or CSR over the shared trials.",
+        metric,
+        result.delta,
+    )
+    families.set(
+        "adhere_regression_baseline_rate",
+        "The baseline's ISR or CSR over the shared trials.",
+        metric,
+        result.baseline,
+    )
+    families.set(
+        "adhere_regression_candidate_rate",
+        "The candidate's ISR or CSR over the shared trials.",
+        metric,
+        result.candidate,
+    )
+    if result.delta_ci is not None:
+        families.set(
+            "adhere_regression_ci_lower",
+            "Lower bound of the 95 % interval of the difference (bootstrap over instances).",
+            metric,
+            result.delta_ci.low,
+        )
+        families.set(
+            "adhere_regression_ci_upper",
+            "Upper bound of the 95 % interval of the difference (bootstrap over instances).",
+            metric,
+            result.delta_ci.high,
+        )
+    if result.p_value is not None:
+        families.set(
+            "adhere_regression_p_value",
+            "Two-sided p-value of the difference, before correction (test: mcnemar for "
+            "ISR with one pair per instance, else permutation over instances).",
+            {**metric, "test": result.test},
+            result.p_value,
+        )
+    if result.p_adjusted is not None:
+        families.set(
+            "adhere_regression_p_adjusted",
+            "The p-value after the Benjamini–Hochberg correction over every "
+            "(model, source, metric) of the comparison.",
+            metric,
+            result.p_adjusted,
+        )
+    families.set(
+        "adhere_regression_flag",
+        "1 when the drop reaches the threshold with a corrected p-value below alpha.",
+        metric,
+        1.0 if result.regressed else 0.0,
+    )

@@ -87,10 +87,19 @@ class ExporterSettings(_Settings):
         default=0.05, ge=0, le=1, description="Smallest drop (a share) flagged as regression."
     )
     regression_alpha: float = Field(
-        default=0.05, gt=0, lt=1, description="A drop is flagged only with a p-value below this."
+        default=0.05,
+        gt=0,
+        lt=1,
+        description="A drop is flagged only with a corrected (Benjamini–Hochberg) p-value "
+        "below this.",
     )
-    bootstrap_samples: int = Field(default=1000, ge=1, description="Paired bootstrap draws.")
-    bootstrap_seed: int = Field(default=0, description="Seed of the paired bootstrap.")
+    bootstrap_samples: int = Field(
+        default=2000,
+        ge=1,
+        description="Bootstrap draws of the intervals, and random sign patterns of the "
+        "permutation test beyond 12 instances (as `adhere compare --samples`).",
+    )
+    bootstrap_seed: int = Field(default=0, description="Seed of both (`adhere compare --seed`).")
     duration_buckets: tuple[float, ...] = Field(
         default=DURATION_BUCKETS, description="Upper bounds (seconds) of the latency histograms."
     )

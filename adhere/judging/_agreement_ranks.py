@@ -6,13 +6,12 @@ judge scored are ranked, so the rankings are comparable. Reported:
 
 * per model, its rank shift — the largest minus the smallest rank it got — and the
   panel's maximum shift (the paper: rankings moved at most one place);
-* Kendall's τ-b between every two judges' scores (tie-aware; ``None`` when one judge
-  gives all models the same score, or with fewer than two models).
+* Kendall's τ-b between every two judges' scores (``scipy.stats.kendalltau``, tie-aware;
+  ``None`` when one judge gives all models the same score, or with fewer than two models).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -27,26 +26,18 @@ def rank(scores: Mapping[str, float]) -> dict[str, int]:
 
 
 def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float | None:
-    """Kendall's τ-b of two paired score lists (``None`` when undefined)."""
+    """Kendall's τ-b of two paired score lists (``scipy.stats.kendalltau``).
+
+    ``None`` when undefined: fewer than two models, or one list holds a single value
+    (every pair tied on one side, so τ-b's denominator is zero).
+    """
+    from scipy.stats import kendalltau
+
     if len(x) != len(y):
         raise ValueError(f"score lists differ in length: {len(x)} and {len(y)}")
-    concordant = discordant = ties_x = ties_y = 0
-    for i, j in combinations(range(len(x)), 2):
-        dx, dy = x[i] - x[j], y[i] - y[j]
-        if dx == 0 and dy == 0:
-            continue
-        if dx == 0:
-            ties_x += 1
-        elif dy == 0:
-            ties_y += 1
-        elif (dx > 0) == (dy > 0):
-            concordant += 1
-        else:
-            discordant += 1
-    denominator = math.sqrt((concordant + discordant + ties_x) * (concordant + discordant + ties_y))
-    if denominator == 0:
+    if len(set(x)) < 2 or len(set(y)) < 2:
         return None
-    return (concordant - discordant) / denominator
+    return float(kendalltau(x, y, variant="b").statistic)
 
 
 @dataclass(frozen=True)

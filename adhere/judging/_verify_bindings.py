@@ -29,13 +29,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from adhere.core import Check, CheckKind, Instance, Source, VerifierRef
 from adhere.errors import SpecError
 from adhere.judging._verify import get_verifier
-from adhere.spec import validate_model
+from adhere.spec import parse_yaml, read_text, validate_model
 
 __all__ = ["Binding", "Bindings", "load_bindings", "parse_bindings"]
 
@@ -193,19 +192,9 @@ def load_bindings(path: str | Path) -> Bindings:
     """Load a bindings YAML file.
 
     Raises:
-        SpecError: The file cannot be read, is not valid YAML, or does not describe
-            valid bindings (see :func:`parse_bindings`).
+        SpecError: The file cannot be read, is not UTF-8, is not valid YAML (a key
+            given twice included), or does not describe valid bindings (see
+            :func:`parse_bindings`).
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SpecError(f"cannot read file: {exc.strerror}", file=str(path)) from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise SpecError(f"malformed YAML{where}: {problem}", file=str(path)) from None
-    return parse_bindings(data, file=str(path))
+    return parse_bindings(parse_yaml(read_text(path), file=str(path)), file=str(path))

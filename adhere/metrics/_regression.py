@@ -1,62 +1,51 @@
-"""Regression between two rollouts: paired ΔISR / ΔCSR with p-values and a flag.
+"""Regression between two rollouts: paired ΔISR / ΔCSR, tests, intervals and a flag.
 
-A candidate rollout is compared with a baseline rollout over the trials they share:
-a trial of the candidate is paired with the baseline trial of the same model,
-scaffold, instance and repeat. Only shared trials count, so a Δ never mixes
-different instances. Δ is ``candidate − baseline`` (negative: worse).
+A candidate rollout is compared with a baseline over the trials both ran
+(:func:`adhere.metrics.paired_trials`); Δ is ``candidate − baseline`` (negative: worse),
+the mean of the per-pair differences. The instance is the unit of independence.
 
-Two tests, both two-sided:
+Per metric of a row:
 
-* **Paired bootstrap** (ISR and CSR). The resampling unit is the instance (a
-  *cluster*: all pairs of one instance, across scaffolds and repeats), so repeats of
-  one instance are not counted as independent evidence. Each of ``samples`` draws
-  takes as many clusters as there are, with replacement, from a seeded generator
-  and computes Δ* over the drawn pairs. The p-value is the share of draws whose
-  deviation from the observed Δ̂ is at least |Δ̂| — the bootstrap distribution moved
-  to the null hypothesis Δ = 0 — with the usual +1 correction:
-  ``p = (1 + #{|Δ* − Δ̂| ≥ |Δ̂|}) / (samples + 1)``. The confidence interval is the
-  percentile interval of Δ*.
-* **McNemar's exact test** (ISR only: pass/fail per pair). With ``worse`` pairs that
-  passed in the baseline and failed in the candidate and ``better`` pairs the other
-  way round, ``p = min(1, 2 · Σ_{k ≤ min(worse, better)} C(n, k) / 2ⁿ)`` with
-  ``n = worse + better``; ``p = 1`` when no pair changed. It treats pairs as
-  independent, which repeats of one instance are not quite.
+* **Δ with a 95 % interval**: the cluster bootstrap over instances
+  (:func:`adhere.metrics.cluster_bootstrap`); each side's rate with its interval
+  (:func:`adhere.metrics.rate_interval`).
+* **The test** (two-sided): for ISR when every instance contributes exactly one pair,
+  McNemar's exact test on the discordant pairs; otherwise — ISR with repeats or several
+  scaffolds, and CSR always — the instance-level sign-flip permutation test (both in
+  :mod:`adhere.metrics._significance`; the first is the special case of the second).
+* **Minimum sample rule**: a row with too few instances for any test to reach alpha is
+  *insufficient data*: no p-value, never flagged.
+* **Correction**: the p-values of every tested (model, source, metric) of one
+  comparison form one family, adjusted with Benjamini–Hochberg.
 
-A metric is flagged as regressed when ``Δ ≤ −threshold`` and its p-value (McNemar
-for ISR, bootstrap for CSR) is below ``alpha``.
+A metric is flagged as regressed when ``Δ ≤ −threshold`` and its adjusted p-value is
+below alpha. :func:`compare_trials` is the one function behind ``adhere compare``,
+``--fail-on-regression`` and the exporter's regression series and alert.
 """
 
 from __future__ import annotations
 
-import math
-import random
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, replace
+from typing import Literal
 
-from adhere.metrics._rates import ScoredTrial, TrialScore, score_trial
+from adhere.metrics._intervals import Interval, cluster_bootstrap, rate_interval
+from adhere.metrics._pairing import Pair, paired_trials
+from adhere.metrics._rates import ScoredTrial, TrialScore
+from adhere.metrics._significance import adjust, mcnemar_exact, sample_rule, sign_flip_test
 
 __all__ = [
-    "ALL_SOURCES",
-    "BootstrapResult",
     "MetricRegression",
-    "Pair",
     "Regression",
     "RegressionRow",
     "RegressionSettings",
     "compare_trials",
-    "mcnemar_exact",
-    "paired_bootstrap",
-    "paired_trials",
     "regression",
 ]
 
-ALL_SOURCES = "all"
-"""The ``source`` of a comparison over every check of the trials."""
-
-_MATCH = ("scaffold", "instance", "repeat")
 _TOLERANCE = 1e-12
+Metric = Literal["isr", "csr"]
 
 
 @dataclass(frozen=True)
@@ -65,10 +54,11 @@ class RegressionSettings:
 
     Attributes:
         threshold: Smallest drop (a share: 0.05 is 5 points) that can be flagged.
-        alpha: A drop is flagged only when its p-value is below this.
-        samples: Bootstrap draws.
-        seed: Seed of the bootstrap's generator (same inputs, same seed: same p-value).
-        confidence: Coverage of the bootstrap's percentile interval.
+        alpha: A drop is flagged only when its adjusted p-value is below this.
+        samples: Bootstrap draws; random sign patterns of the permutation test beyond
+            12 instances.
+        seed: Seed of both (same inputs, same seed: same intervals and p-values).
+        confidence: Coverage of the intervals.
     """
 
     threshold: float = 0.05
@@ -89,57 +79,40 @@ class RegressionSettings:
 
 
 @dataclass(frozen=True)
-class Pair:
-    """One trial scored in the baseline and in the candidate.
-
-    Attributes:
-        cluster: The bootstrap's resampling unit (the instance id).
-        baseline: How the baseline trial did.
-        candidate: How the candidate trial did.
-    """
-
-    cluster: str
-    baseline: TrialScore
-    candidate: TrialScore
-
-
-@dataclass(frozen=True)
-class BootstrapResult:
-    """A paired bootstrap of a mean difference."""
-
-    delta: float
-    p_value: float
-    ci_lower: float
-    ci_upper: float
-    samples: int
-
-
-@dataclass(frozen=True)
 class MetricRegression:
-    """ISR or CSR of the baseline and the candidate over the same pairs, and the tests.
+    """ISR or CSR of the baseline and the candidate over the same pairs, and the test.
 
     Attributes:
         metric: ``isr`` or ``csr``.
         baseline: The baseline's rate over the pairs.
         candidate: The candidate's rate over the pairs.
+        baseline_ci: Its interval (``None`` when none can be given).
+        candidate_ci: The candidate's.
         delta: ``candidate − baseline``.
-        bootstrap: The paired bootstrap of Δ.
-        p_mcnemar: McNemar's exact p-value (ISR only).
-        regressed: Δ ≤ −threshold with :attr:`p_value` below alpha.
+        delta_ci: Cluster-bootstrap interval of Δ (``None``: fewer than two instances,
+            or every instance changed by the same amount).
+        test: ``mcnemar`` or ``permutation``.
+        p_value: The test's p-value (``None`` with insufficient data).
+        p_adjusted: After the Benjamini–Hochberg correction over the comparison.
+        regressed: Δ ≤ −threshold with ``p_adjusted`` below alpha.
     """
 
-    metric: Literal["isr", "csr"]
+    metric: Metric
     baseline: float
     candidate: float
+    baseline_ci: Interval | None
+    candidate_ci: Interval | None
     delta: float
-    bootstrap: BootstrapResult
-    p_mcnemar: float | None
+    delta_ci: Interval | None
+    test: Literal["mcnemar", "permutation"]
+    p_value: float | None
+    p_adjusted: float | None
     regressed: bool
 
     @property
-    def p_value(self) -> float:
-        """The p-value the flag uses: McNemar's for ISR, the bootstrap's for CSR."""
-        return self.p_mcnemar if self.p_mcnemar is not None else self.bootstrap.p_value
+    def p_mcnemar(self) -> float | None:
+        """McNemar's exact p-value, when it is the test (ISR, one pair per instance)."""
+        return self.p_value if self.test == "mcnemar" else None
 
 
 @dataclass(frozen=True)
@@ -149,10 +122,11 @@ class Regression:
     Attributes:
         pairs: Shared trials.
         clusters: Shared instances.
-        worse: Pairs whose instance passed in the baseline and not in the candidate.
-        better: Pairs whose instance passed in the candidate and not in the baseline.
-        isr: ΔISR and its tests.
-        csr: ΔCSR and its tests.
+        worse: Pairs whose trial passed in the baseline and not in the candidate.
+        better: Pairs whose trial passed in the candidate and not in the baseline.
+        isr: ΔISR and its test.
+        csr: ΔCSR and its test.
+        insufficient: Why the row is not tested (the minimum sample rule), else ``None``.
     """
 
     pairs: int
@@ -161,6 +135,7 @@ class Regression:
     better: int
     isr: MetricRegression
     csr: MetricRegression
+    insufficient: str | None = None
 
     @property
     def regressed(self) -> bool:
@@ -170,91 +145,76 @@ class Regression:
 
 @dataclass(frozen=True)
 class RegressionRow:
-    """The comparison of one model over one instruction source (or :data:`ALL_SOURCES`)."""
+    """The comparison of one model over one instruction source (or ``all``)."""
 
     model: str
     source: str
     regression: Regression
 
 
-def mcnemar_exact(worse: int, better: int) -> float:
-    """Two-sided exact McNemar p-value from the two discordant counts.
-
-    Args:
-        worse: Pairs that went from pass to fail.
-        better: Pairs that went from fail to pass.
-    """
-    if worse < 0 or better < 0:
-        raise ValueError("discordant counts must be non-negative")
-    n = worse + better
-    if n == 0:
-        return 1.0
-    tail = sum(math.comb(n, k) for k in range(min(worse, better) + 1))
-    return min(1.0, 2 * tail / float(2**n))
-
-
-def paired_bootstrap(
-    clusters: Sequence[Sequence[tuple[float, float]]],
-    *,
-    samples: int = 2000,
-    seed: int = 0,
-    confidence: float = 0.95,
-) -> BootstrapResult:
-    """Cluster-paired bootstrap of the mean of ``candidate − baseline``.
-
-    Args:
-        clusters: One entry per cluster, each a non-empty list of
-            ``(baseline, candidate)`` values.
-        samples: Draws.
-        seed: Seed of the generator.
-        confidence: Coverage of the percentile interval.
-
-    Raises:
-        ValueError: No clusters, or an empty cluster.
-    """
-    if not clusters or any(not c for c in clusters):
-        raise ValueError("the bootstrap needs at least one cluster, none of them empty")
-    sums = [sum(c - b for b, c in cluster) for cluster in clusters]
-    sizes = [len(cluster) for cluster in clusters]
-    delta = sum(sums) / sum(sizes)
-    means = [s / n for s, n in zip(sums, sizes, strict=True)]
-    if all(math.isclose(m, delta, abs_tol=_TOLERANCE) for m in means):
-        # Every draw gives Δ̂ exactly (no draw is as far from it as zero, unless Δ̂ = 0).
-        extreme = samples if abs(delta) <= _TOLERANCE else 0
-        return BootstrapResult(delta, (1 + extreme) / (samples + 1), delta, delta, samples)
-    rng = random.Random(seed)
-    indices = range(len(clusters))
-    draws = []
-    for _ in range(samples):
-        picked = rng.choices(indices, k=len(clusters))
-        draws.append(sum(sums[i] for i in picked) / sum(sizes[i] for i in picked))
-    extreme = sum(1 for d in draws if abs(d - delta) >= abs(delta) - _TOLERANCE)
-    draws.sort()
-    tail = (1 - confidence) / 2
-    return BootstrapResult(
-        delta=delta,
-        p_value=(1 + extreme) / (samples + 1),
-        ci_lower=_quantile(draws, tail),
-        ci_upper=_quantile(draws, 1 - tail),
-        samples=samples,
+def _rate_interval(
+    sums: Sequence[float], sizes: Sequence[int], binary: bool, settings: RegressionSettings
+) -> Interval | None:
+    return rate_interval(
+        sums,
+        sizes,
+        binary=binary,
+        confidence=settings.confidence,
+        samples=settings.samples,
+        seed=settings.seed,
     )
 
 
-def _quantile(ordered: Sequence[float], q: float) -> float:
-    """Linear-interpolation quantile of sorted values."""
-    position = q * (len(ordered) - 1)
-    low = math.floor(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+def _metric(
+    metric: Metric,
+    clusters: Sequence[Sequence[Pair]],
+    settings: RegressionSettings,
+    insufficient: str | None,
+    worse: int,
+    better: int,
+) -> MetricRegression:
+    def value(score: TrialScore) -> float:
+        return float(score.all_passed) if metric == "isr" else score.rate
+
+    sizes = [len(c) for c in clusters]
+    base = [sum(value(p.baseline) for p in c) for c in clusters]
+    cand = [sum(value(p.candidate) for p in c) for c in clusters]
+    diffs = [c - b for b, c in zip(base, cand, strict=True)]
+    n = sum(sizes)
+    test: Literal["mcnemar", "permutation"] = (
+        "mcnemar" if metric == "isr" and all(s == 1 for s in sizes) else "permutation"
+    )
+    p_value: float | None = None
+    if insufficient is None:
+        p_value = (
+            mcnemar_exact(worse, better)
+            if test == "mcnemar"
+            else sign_flip_test(diffs, samples=settings.samples, seed=settings.seed)
+        )
+    binary = metric == "isr"
+    return MetricRegression(
+        metric=metric,
+        baseline=sum(base) / n,
+        candidate=sum(cand) / n,
+        baseline_ci=_rate_interval(base, sizes, binary, settings),
+        candidate_ci=_rate_interval(cand, sizes, binary, settings),
+        delta=sum(diffs) / n,
+        delta_ci=cluster_bootstrap(
+            diffs,
+            [float(s) for s in sizes],
+            confidence=settings.confidence,
+            samples=settings.samples,
+            seed=settings.seed,
+        ),
+        test=test,
+        p_value=p_value,
+        p_adjusted=None,
+        regressed=False,
+    )
 
 
-def regression(pairs: Sequence[Pair], settings: RegressionSettings | None = None) -> Regression:
-    """ΔISR and ΔCSR over ``pairs`` with their tests and flags.
-
-    Raises:
-        ValueError: No pairs.
-    """
-    settings = settings or RegressionSettings()
+def _tested(pairs: Sequence[Pair], settings: RegressionSettings) -> Regression:
+    """ΔISR and ΔCSR with their unadjusted tests; nothing flagged yet."""
     if not pairs:
         raise ValueError("a regression needs at least one pair")
     by_cluster: dict[str, list[Pair]] = defaultdict(list)
@@ -263,95 +223,46 @@ def regression(pairs: Sequence[Pair], settings: RegressionSettings | None = None
     clusters = [by_cluster[c] for c in sorted(by_cluster)]
     worse = sum(1 for p in pairs if p.baseline.all_passed and not p.candidate.all_passed)
     better = sum(1 for p in pairs if p.candidate.all_passed and not p.baseline.all_passed)
-    values = {
-        "isr": [
-            [(float(p.baseline.all_passed), float(p.candidate.all_passed)) for p in c]
-            for c in clusters
-        ],
-        "csr": [[(p.baseline.rate, p.candidate.rate) for p in c] for c in clusters],
-    }
-    out: dict[str, MetricRegression] = {}
-    for metric in ("isr", "csr"):
-        boot = paired_bootstrap(
-            values[metric],
-            samples=settings.samples,
-            seed=settings.seed,
-            confidence=settings.confidence,
-        )
-        flat = [v for c in values[metric] for v in c]
-        baseline = sum(b for b, _ in flat) / len(flat)
-        candidate = sum(c for _, c in flat) / len(flat)
-        p_mcnemar = mcnemar_exact(worse, better) if metric == "isr" else None
-        p_value = p_mcnemar if p_mcnemar is not None else boot.p_value
-        regressed = boot.delta <= -settings.threshold + _TOLERANCE and p_value < settings.alpha
-        out[metric] = MetricRegression(
-            metric="isr" if metric == "isr" else "csr",
-            baseline=baseline,
-            candidate=candidate,
-            delta=boot.delta,
-            bootstrap=boot,
-            p_mcnemar=p_mcnemar,
-            regressed=regressed,
-        )
+    insufficient = sample_rule(len(clusters), settings.alpha)
     return Regression(
         pairs=len(pairs),
         clusters=len(clusters),
         worse=worse,
         better=better,
-        isr=out["isr"],
-        csr=out["csr"],
+        isr=_metric("isr", clusters, settings, insufficient, worse, better),
+        csr=_metric("csr", clusters, settings, insufficient, worse, better),
+        insufficient=insufficient,
     )
 
 
-def paired_trials(
-    baseline: Iterable[ScoredTrial],
-    candidate: Iterable[ScoredTrial],
-    *,
-    by: Sequence[str] = ("model",),
-    sources: Mapping[str, Mapping[str, str]] | None = None,
-) -> dict[tuple[Any, ...], list[Pair]]:
-    """Pairs of shared trials per group of ``by`` keys, and per instruction source.
+def _flagged(tested: Sequence[Regression], settings: RegressionSettings) -> list[Regression]:
+    """Adjust every p-value of ``tested`` as one family and set the flags."""
+    family = [
+        (i, result)
+        for i, r in enumerate(tested)
+        for result in (r.isr, r.csr)
+        if result.p_value is not None
+    ]
+    adjusted = adjust([result.p_value for _, result in family if result.p_value is not None])
+    p_of = {(i, result.metric): p for (i, result), p in zip(family, adjusted, strict=True)}
 
-    Trials match on ``by`` plus scaffold, instance and repeat; the cluster is the
-    instance. Groups are keyed ``(*by, source)``: ``source`` is :data:`ALL_SOURCES`
-    for every check, and — when ``sources`` (instance id → check id → source) is
-    given — each source, over that source's checks only. A pair enters a group only
-    when both of its trials have an applicable item there.
+    def flag(i: int, result: MetricRegression) -> MetricRegression:
+        p = p_of.get((i, result.metric))
+        drop = result.delta <= -settings.threshold + _TOLERANCE
+        regressed = p is not None and p < settings.alpha and drop
+        return replace(result, p_adjusted=p, regressed=regressed)
+
+    return [replace(r, isr=flag(i, r.isr), csr=flag(i, r.csr)) for i, r in enumerate(tested)]
+
+
+def regression(pairs: Sequence[Pair], settings: RegressionSettings | None = None) -> Regression:
+    """ΔISR and ΔCSR over one group of ``pairs``, its two tests corrected as one family.
+
+    Raises:
+        ValueError: No pairs.
     """
-    match = [*by, *(k for k in _MATCH if k not in by)]
-    base = {tuple(t.keys.get(k) for k in match): t for t in baseline}
-    out: dict[tuple[Any, ...], list[Pair]] = defaultdict(list)
-    for trial in candidate:
-        key = tuple(trial.keys.get(k) for k in match)
-        before = base.get(key)
-        if before is None:
-            continue
-        group = key[: len(by)]
-        cluster = str(trial.keys.get("instance"))
-        for source, b, c in _split(before, trial, sources):
-            if b.applicable and c.applicable:
-                out[(*group, source)].append(Pair(cluster, b, c))
-    return {k: out[k] for k in sorted(out, key=_group_order)}
-
-
-def _group_order(key: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Groups in key order, the :data:`ALL_SOURCES` row of a group first."""
-    return (*map(str, key[:-1]), key[-1] != ALL_SOURCES, str(key[-1]))
-
-
-def _split(
-    before: ScoredTrial, after: ScoredTrial, sources: Mapping[str, Mapping[str, str]] | None
-) -> list[tuple[str, TrialScore, TrialScore]]:
-    out = [(ALL_SOURCES, score_trial(before.verdicts), score_trial(after.verdicts))]
-    if sources is None:
-        return out
-    source_of = sources.get(str(after.keys.get("instance")), {})
-    both = (*before.verdicts, *after.verdicts)
-    for name in sorted({source_of.get(v.check_id, "other") for v in both}):
-        b = [v for v in before.verdicts if source_of.get(v.check_id, "other") == name]
-        c = [v for v in after.verdicts if source_of.get(v.check_id, "other") == name]
-        out.append((name, score_trial(b), score_trial(c)))
-    return out
+    settings = settings or RegressionSettings()
+    return _flagged([_tested(pairs, settings)], settings)[0]
 
 
 def compare_trials(
@@ -361,9 +272,14 @@ def compare_trials(
     sources: Mapping[str, Mapping[str, str]] | None = None,
     settings: RegressionSettings | None = None,
 ) -> list[RegressionRow]:
-    """The regression of every model, over all checks and per instruction source."""
+    """Every model's regression, over all checks and per instruction source.
+
+    The tests of all rows (model × source × metric) are corrected as one family.
+    """
+    settings = settings or RegressionSettings()
     groups = paired_trials(baseline, candidate, by=("model",), sources=sources)
+    tested = [_tested(pairs, settings) for pairs in groups.values()]
     return [
-        RegressionRow(model=str(model), source=str(source), regression=regression(pairs, settings))
-        for (model, source), pairs in groups.items()
+        RegressionRow(model=str(model), source=str(source), regression=r)
+        for (model, source), r in zip(groups, _flagged(tested, settings), strict=True)
     ]

@@ -82,6 +82,13 @@ class LocalModelProvider:
     def __init__(self, settings: ModelServerSettings | None = None) -> None:
         self._settings = settings
 
+    def check(self, endpoint: Endpoint, *, role: str, context: ServeContext) -> None:
+        """Refuse an endpoint whose ``api`` the server does not speak (field ``api``)."""
+        try:
+            check_apis([endpoint])
+        except SpecError as exc:
+            raise SpecError(exc.message, field="api") from None
+
     @asynccontextmanager
     async def serve(self, context: ServeContext) -> AsyncIterator[LocalModelService]:
         """Start a model server for ``context``; stop it on exit.

@@ -10,6 +10,10 @@ A provider
 - starts a local service for a run (:meth:`Provider.serve`), given the run's
   instances, its suite lookup, the spec files' directory and the models and judges
   that use it; the service resolves those endpoints to concrete URLs;
+- may check an endpoint before anything starts (an optional method
+  ``check(endpoint, *, role, context)`` raising :class:`~adhere.errors.SpecError`
+  with ``field`` relative to the endpoint): what ``adhere validate`` and the start of
+  ``adhere run`` refuse, e.g. an API shape the server does not speak;
 - says whether its endpoints hold a real API key (:attr:`Provider.holds_api_key`),
   whether every scaffold can talk to it whatever the endpoint's ``api``
   (:attr:`Provider.speaks_every_api`), and what the operator does with it in a trial
@@ -38,6 +42,7 @@ __all__ = [
     "ProviderService",
     "ServeContext",
     "Served",
+    "check_endpoint",
     "provider",
     "provider_for",
     "provider_names",
@@ -139,6 +144,34 @@ def provider_for(endpoint: Endpoint) -> Provider | None:
         return None
     factory = _PROVIDERS.find(endpoint.base_url)
     return None if factory is None else factory()
+
+
+def check_endpoint(endpoint: Endpoint, *, role: str, context: ServeContext) -> None:
+    """Refuse an endpoint a run could not serve: what ``adhere validate`` shares with ``run``.
+
+    A URL passes (the spec model checked its form); a name must be a known provider
+    (the message suggests close names), and the provider's own ``check``, when it
+    has one, must accept the endpoint.
+
+    Args:
+        endpoint: The endpoint as the spec has it.
+        role: ``model`` or ``judge``.
+        context: What the run would serve the provider with (models, judges,
+            instances, suite lookup, spec directory).
+
+    Raises:
+        SpecError: With ``field`` relative to the endpoint (``baseUrl``, ``api``,
+            ``model``).
+    """
+    if "://" in endpoint.base_url:
+        return
+    found = _PROVIDERS.find(endpoint.base_url)
+    if found is None:
+        message = _PROVIDERS.unknown(endpoint.base_url)
+        raise SpecError(f"{message}; a plain endpoint needs an http(s) URL", field="baseUrl")
+    check = getattr(found(), "check", None)
+    if check is not None:
+        check(endpoint, role=role, context=context)
 
 
 class Served:

@@ -1,7 +1,9 @@
 """``adhere compare``: a candidate rollout against a baseline, as a table and a report.
 
-The statistics are :func:`adhere.metrics.compare_trials` — the same the exporter
-publishes as ``adhere_regression_*`` series for a rollout with a baseline.
+The statistics are :func:`adhere.metrics.compare_trials` — the same rows the exporter
+publishes as ``adhere_regression_*`` series for a rollout with a baseline, and the
+same flags ``--fail-on-regression`` exits on. Rates and differences are shown with
+their intervals; rows with too few instances say ``insufficient data``.
 """
 
 from __future__ import annotations
@@ -13,10 +15,14 @@ from pathlib import Path
 from adhere.artifacts import RolloutStore, open_rollout_dir
 from adhere.metrics import (
     ALL_SOURCES,
+    MIN_INSTANCES,
+    Interval,
+    Regression,
     RegressionRow,
     RegressionSettings,
     Table,
     compare_trials,
+    pct,
     signed_points,
 )
 from adhere.report._results import collect
@@ -95,12 +101,18 @@ def compare_stores(
     )
 
 
-def _pct(value: float) -> str:
-    return f"{value * 100:.1f}%"
+def _rate(value: float, interval: Interval | None) -> str:
+    """``80.0% [61.2, 92.1]``: a rate with its interval (``[–]`` when there is none)."""
+    if interval is None:
+        return f"{pct(value)} [–]"
+    return f"{pct(value)} [{interval.low * 100:.1f}, {interval.high * 100:.1f}]"
 
 
-def _interval(low: float, high: float) -> str:
-    return f"[{low * 100:+.1f}, {high * 100:+.1f}]"
+def _delta(value: float, interval: Interval | None) -> str:
+    """``-20.0 pp [-35.1, -5.2]``: a difference with its interval."""
+    if interval is None:
+        return f"{signed_points(value)} [–]"
+    return f"{signed_points(value)} [{interval.low * 100:+.1f}, {interval.high * 100:+.1f}]"
 
 
 def _p(value: float | None) -> str:
@@ -109,49 +121,56 @@ def _p(value: float | None) -> str:
     return f"{value:.3g}" if value >= 0.001 else "<0.001"
 
 
+def _flag(regression: Regression) -> str:
+    flagged = [m.metric.upper() for m in (regression.isr, regression.csr) if m.regressed]
+    if flagged:
+        return "REGRESSED " + ", ".join(flagged)
+    return "insufficient data" if regression.insufficient else ""
+
+
 def comparison_table(comparison: Comparison) -> Table:
-    """One row per model and source: rates, Δ with its interval, p-values, the flag."""
+    """One row per model and source: rates and Δ with intervals, tests, the flag."""
     rows = []
     for row in comparison.rows:
         r = row.regression
-        flagged = [m.metric.upper() for m in (r.isr, r.csr) if m.regressed]
         rows.append(
             [
                 row.model,
                 row.source,
+                str(r.clusters),
                 str(r.pairs),
-                _pct(r.isr.baseline),
-                _pct(r.isr.candidate),
-                signed_points(r.isr.delta),
-                _interval(r.isr.bootstrap.ci_lower, r.isr.bootstrap.ci_upper),
-                _p(r.isr.p_mcnemar),
-                _p(r.isr.bootstrap.p_value),
-                _pct(r.csr.baseline),
-                _pct(r.csr.candidate),
-                signed_points(r.csr.delta),
-                _interval(r.csr.bootstrap.ci_lower, r.csr.bootstrap.ci_upper),
-                _p(r.csr.bootstrap.p_value),
-                "REGRESSED " + ", ".join(flagged) if flagged else "",
+                _rate(r.isr.baseline, r.isr.baseline_ci),
+                _rate(r.isr.candidate, r.isr.candidate_ci),
+                _delta(r.isr.delta, r.isr.delta_ci),
+                "–" if r.insufficient else r.isr.test,
+                _p(r.isr.p_value),
+                _p(r.isr.p_adjusted),
+                _rate(r.csr.baseline, r.csr.baseline_ci),
+                _rate(r.csr.candidate, r.csr.candidate_ci),
+                _delta(r.csr.delta, r.csr.delta_ci),
+                _p(r.csr.p_value),
+                _p(r.csr.p_adjusted),
+                _flag(r),
             ]
         )
-    confidence = f"{comparison.settings.confidence * 100:g}% CI (pp)"
     return Table(
         title=f"{comparison.candidate} against {comparison.baseline}",
         header=[
             "model",
             "source",
+            "instances",
             "pairs",
             "ISR base",
             "ISR cand",
             "ΔISR",
-            confidence,
-            "p McNemar",
-            "p bootstrap",
+            "ISR test",
+            "p",
+            "p adj.",
             "CSR base",
             "CSR cand",
             "ΔCSR",
-            confidence,
-            "p bootstrap",
+            "p",
+            "p adj.",
             "flag",
         ],
         rows=rows,
@@ -161,14 +180,28 @@ def comparison_table(comparison: Comparison) -> Table:
 def comparison_notes(comparison: Comparison) -> list[str]:
     """What the reader needs to read the table."""
     s = comparison.settings
+    level = f"{s.confidence * 100:g}%"
     notes = [
         f"Δ is candidate − baseline over the trials both ran (same model, scaffold, "
         f"instance and repeat); source `{ALL_SOURCES}` counts every check, the other rows "
         "the checks of one instruction source.",
-        f"A row is flagged when Δ ≤ −{s.threshold * 100:g} pp with p < {s.alpha:g} "
-        "(McNemar's exact test for ISR, the paired bootstrap for CSR); the bootstrap "
-        f"resamples instances, {s.samples} draws, seed {s.seed}.",
+        f"[low, high] are {level} intervals: Δ by a bootstrap over instances ({s.samples} "
+        f"draws, seed {s.seed}); a rate by Wilson's interval when each instance has one "
+        "trial, else by the same bootstrap; [–]: none can be given (fewer than two "
+        "instances, or every instance alike).",
+        "Tests are two-sided and per instance: ISR by McNemar's exact test when each "
+        "instance has one pair, otherwise (and for CSR) by the sign-flip permutation test "
+        "over instances. `p adj.` is Benjamini–Hochberg over every p-value of the table.",
+        f"A row is flagged when Δ ≤ −{s.threshold * 100:g} pp with p adj. < {s.alpha:g}. "
+        f"Rows with fewer than {MIN_INSTANCES} instances, or too few for any p-value to "
+        f"fall below {s.alpha:g}, are `insufficient data`: no p-value, never flagged.",
     ]
+    short = sum(1 for r in comparison.rows if r.regression.insufficient)
+    if short:
+        notes.append(
+            f"{short} of {len(comparison.rows)} row(s) have insufficient data "
+            f"(fewest instances: {min(r.regression.clusters for r in comparison.rows)})."
+        )
     for side in ("baseline", "candidate"):
         if comparison.unpaired[side]:
             notes.append(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from rich.console import Console
 from rich.progress import (
@@ -85,49 +86,43 @@ class RichProgress:
 def report_table(report: Report) -> Table:
     """The report's summary for a terminal: rates, incompleteness, wrong answers, errors.
 
-    Columns: the rates, incomplete trials, undecided checks (no verdict or errored),
-    wrong answers, invalid outputs, trial errors, upstream faults.
-
-    The Markdown and HTML reports split invalid outputs by category; here they are
-    summed so the table fits 80 columns.
+    Columns: the rates, then — only when some trial is incomplete — incomplete trials
+    and undecided checks (no verdict or errored), then wrong answers, invalid outputs,
+    trial errors and upstream faults. The Markdown and HTML reports hold every column
+    (intervals, counts, invalid outputs by category); here they are summed or left out
+    so the table fits 80 columns.
     """
     header = report.summary.header
-    first_issue = header.index(ISSUE_COLUMNS[0])
-    keys = header[: header.index("trials") + 1]
-    table = Table(title=f"{report.rollout} — {report.suite}")
-    columns = [
-        *keys,
-        report.isr_name,
-        report.csr_name,
-        "incomplete",
-        "undecided checks",
-        "wrong",
-        "invalid output",
-        "trial errors",
-        "upstream faults",
+    at = header.index
+    keys = header[: at("trials") + 1]
+    invalid = [at(c) for c in ISSUE_COLUMNS[1:]]
+    cells: list[tuple[str, Callable[[list[str]], str]]] = [
+        (report.isr_name, lambda row: row[at(report.isr_name)]),
+        (report.csr_name, lambda row: row[at(report.csr_name)]),
     ]
-    for n, column in enumerate(columns):
+    if not report.complete:
+        cells += [
+            ("incomplete", lambda row: row[at("incomplete")]),
+            (
+                "undecided checks",
+                lambda row: str(int(row[at("undecided checks")]) + int(row[at("errored checks")])),
+            ),
+        ]
+    cells += [
+        ("wrong", lambda row: row[at(ISSUE_COLUMNS[0])]),
+        ("invalid output", lambda row: str(sum(int(row[i]) for i in invalid))),
+        ("trial errors", lambda row: row[at("trial errors")]),
+        ("upstream faults", lambda row: row[at("upstream faults")]),
+    ]
+    table = Table(title=f"{report.rollout} — {report.suite}")
+    for n, column in enumerate([*keys, *(name for name, _ in cells)]):
         table.add_column(
             re.sub(r"(?<=-)|\s+", "\n", column).strip(),
             justify="left" if n < len(keys) - 1 else "right",
             no_wrap=True,
         )
-    invalid = [header.index(c) for c in ISSUE_COLUMNS[1:]]
     for row in report.summary.rows:
-        table.add_row(
-            *row[: len(keys)],
-            row[header.index(report.isr_name)],
-            row[header.index(report.csr_name)],
-            row[header.index("incomplete")],
-            str(
-                int(row[header.index("undecided checks")])
-                + int(row[header.index("errored checks")])
-            ),
-            row[first_issue],
-            str(sum(int(row[i]) for i in invalid)),
-            row[header.index("trial errors")],
-            row[header.index("upstream faults")],
-        )
+        table.add_row(*row[: len(keys)], *(cell(row) for _, cell in cells))
     return table
 
 

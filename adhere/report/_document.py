@@ -5,13 +5,23 @@ Everything here is pure: it turns data into strings; the CLI prints and writes t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from html import escape
+from typing import Any
 
-from adhere.metrics import Rates, ScoredTrial, Table, group_rates, pct, rates
+from adhere.metrics import (
+    Interval,
+    Rates,
+    ScoredTrial,
+    Table,
+    group_rates,
+    pct,
+    rate_intervals,
+    rates,
+)
 from adhere.observe import MODEL_OUTCOMES, UPSTREAM_FAULTS
-from adhere.report._plot import line_plot_svg, scatter_svg
+from adhere.report._plot import Span, line_plot_svg, scatter_svg
 
 ISSUE_COLUMNS = ("wrong", "missing", "duplicate", "extra", "type_mismatch", "invalid")
 """Invalid-output and wrong-answer categories shown next to the rates (``invalid``: a
@@ -45,6 +55,9 @@ class Report:
         return self.totals.complete
 
 
+INTERVAL_COLUMNS = ("ISR 95% CI", "CSR 95% CI")
+"""Each rate's 95% interval, clustered by instance (:func:`adhere.metrics.rate_intervals`)."""
+
 COUNT_COLUMNS = ("scored", "incomplete", "undecided checks", "errored checks", "n/a checks")
 """What every rate rests on: scored trials, trials left out as incomplete, and the
 checks with no verdict, with an ``error`` verdict, and ``n/a``."""
@@ -72,12 +85,41 @@ def count_cells(r: Rates) -> list[str]:
     ]
 
 
-def _row(labels: Sequence[object], r: Rates) -> list[str]:
+def interval_cell(interval: Interval | None) -> str:
+    """``low–high%`` of a 95% interval, or an en dash when there is none."""
+    if interval is None:
+        return "–"
+    return f"{interval.low * 100:.1f}–{interval.high * 100:.1f}%"
+
+
+def interval_cells(trials: Sequence[ScoredTrial]) -> list[str]:
+    """The :data:`INTERVAL_COLUMNS` of a group of trials."""
+    found = rate_intervals(trials)
+    return [interval_cell(found.isr), interval_cell(found.csr)]
+
+
+def grouped(
+    trials: Sequence[ScoredTrial], by: Sequence[str]
+) -> dict[tuple[Any, ...], list[ScoredTrial]]:
+    """Trials per combination of the ``by`` keys (the groups of :func:`group_rates`)."""
+    out: dict[tuple[Any, ...], list[ScoredTrial]] = {}
+    for trial in trials:
+        out.setdefault(tuple(trial.keys.get(k) for k in by), []).append(trial)
+    return out
+
+
+def _rows(trials: Sequence[ScoredTrial], by: Sequence[str]) -> list[list[str]]:
+    groups = grouped(trials, by)
+    return [_row(key, r, groups[key]) for key, r in group_rates(trials, by).items()]
+
+
+def _row(labels: Sequence[object], r: Rates, trials: Sequence[ScoredTrial]) -> list[str]:
     return [
         *(str(label) for label in labels),
         str(r.trials),
         rate_cell(r, r.isr),
         rate_cell(r, r.csr),
+        *interval_cells(trials),
         *count_cells(r),
         *(str(r.categories.get(c, 0)) for c in ISSUE_COLUMNS),
         str(r.trial_errors),
@@ -118,6 +160,7 @@ def build_report(
     tail = [
         isr_name,
         csr_name,
+        *INTERVAL_COLUMNS,
         *COUNT_COLUMNS,
         *ISSUE_COLUMNS,
         "trial errors",
@@ -126,7 +169,7 @@ def build_report(
     summary = Table(
         title="Summary",
         header=[*group, "trials", *tail],
-        rows=[_row(key, r) for key, r in group_rates(trials, group).items()],
+        rows=_rows(trials, group),
     )
     totals = rates(trials)
     report = Report(
@@ -145,7 +188,7 @@ def build_report(
             Table(
                 title=f"By {key}",
                 header=[*group, key, "trials", *tail],
-                rows=[_row(k, r) for k, r in group_rates(trials, [*group, key]).items()],
+                rows=_rows(trials, [*group, key]),
             )
         )
     if any(isinstance(t.keys.get("instructions"), int) for t in trials):
@@ -210,52 +253,73 @@ def _summary_plots(
 ) -> dict[str, tuple[str, str]]:
     """ISR against CSR per model, and ISR by number of turns when instances vary in turns."""
     plots: dict[str, tuple[str, str]] = {}
-    points = {
-        " / ".join(str(k) for k in key): (r.csr, r.isr)
-        for key, r in group_rates(trials, group).items()
-        if r.isr is not None and r.csr is not None
-    }
+    groups = grouped(trials, group)
+    points: dict[str, tuple[float, float]] = {}
+    spans: dict[str, tuple[Span | None, Span | None]] = {}
+    for key, r in group_rates(trials, group).items():
+        if r.isr is None or r.csr is None:
+            continue
+        label = " / ".join(str(k) for k in key)
+        points[label] = (r.csr, r.isr)
+        found = rate_intervals(groups[key])
+        spans[label] = (_span(found.csr), _span(found.isr))
     if points:
-        title = f"{isr_name} against {csr_name}"
+        title = f"{isr_name} against {csr_name} (bars: 95% intervals)"
         plots["isr_vs_csr.svg"] = (
             title,
-            scatter_svg(
-                {k: (x, y) for k, (x, y) in points.items() if x is not None and y is not None},
-                title=title,
-                x_label=csr_name,
-                y_label=isr_name,
-            ),
+            scatter_svg(points, title=title, x_label=csr_name, y_label=isr_name, errors=spans),
         )
     turns = {t.keys.get("turns") for t in trials}
     if len(turns) > 1 and all(isinstance(v, int) for v in turns):
-        series: dict[str, list[tuple[float, float]]] = {}
-        for key, r in group_rates(trials, [*group, "turns"]).items():
-            if r.isr is not None:
-                series.setdefault(" / ".join(str(k) for k in key[:-1]), []).append(
-                    (float(key[-1]), r.isr)
-                )
-        title = f"{isr_name} by number of user turns"
+        series, errors = _isr_series(
+            trials, [*group, "turns"], lambda key: " / ".join(map(str, key[:-1]))
+        )
+        title = f"{isr_name} by number of user turns (bars: 95% intervals)"
         plots["by_turns.svg"] = (
             title,
-            line_plot_svg(series, title=title, x_label="user turns", y_label=isr_name),
+            line_plot_svg(
+                series, title=title, x_label="user turns", y_label=isr_name, errors=errors
+            ),
         )
     return plots
 
 
+def _span(interval: Interval | None) -> Span | None:
+    return None if interval is None else (interval.low, interval.high)
+
+
+def _isr_series(
+    trials: Sequence[ScoredTrial], by: list[str], label_of: Callable[[tuple[Any, ...]], str]
+) -> tuple[dict[str, list[tuple[float, float]]], dict[str, dict[float, Span]]]:
+    """ISR per group along the last ``by`` key (numeric), and each point's 95% interval."""
+    groups = grouped(trials, by)
+    series: dict[str, list[tuple[float, float]]] = {}
+    errors: dict[str, dict[float, Span]] = {}
+    for key, r in group_rates(trials, by).items():
+        if r.isr is None or not isinstance(key[-1], int | float):
+            continue
+        label, x = label_of(key), float(key[-1])
+        series.setdefault(label, []).append((x, r.isr))
+        span = _span(rate_intervals(groups[key]).isr)
+        if span is not None:
+            errors.setdefault(label, {})[x] = span
+    return series, errors
+
+
 def _plot(trials: Sequence[ScoredTrial], isr_name: str) -> str:
     has_length = any("length" in t.keys for t in trials)
-    by = ["model", "instructions"] + (["length"] if has_length else [])
-    series: dict[str, list[tuple[float, float]]] = {}
-    for key, r in group_rates(trials, by).items():
-        if r.isr is None or not isinstance(key[1], int):
-            continue
-        label = f"{key[0]}, length {key[2]}" if has_length else str(key[0])
-        series.setdefault(label, []).append((float(key[1]), r.isr))
+    by = ["model"] + (["length"] if has_length else []) + ["instructions"]
+    series, errors = _isr_series(
+        trials,
+        by,
+        lambda key: f"{key[0]}, length {key[1]}" if has_length else str(key[0]),
+    )
     return line_plot_svg(
         series,
-        title=f"{isr_name} by number of instructions",
+        title=f"{isr_name} by number of instructions (bars: 95% intervals)",
         x_label="instructions per sample",
         y_label=isr_name,
+        errors=errors,
     )
 
 

@@ -1,4 +1,11 @@
-"""A small dependency-free SVG line plot (accuracy against a numeric x)."""
+"""Small dependency-free SVG plots: lines, labelled points and grouped bars of shares.
+
+Each takes optional 95% intervals and draws them as error bars (``errors``): a rate
+is never shown without its uncertainty when one is known. Hand-written rather than a
+plotting library's: the reports are static SVG files embedded in Markdown and HTML,
+and these three shapes take ~200 lines where a plotting library would add a large
+dependency (and fonts, backends) to every install.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +14,17 @@ from html import escape
 
 _COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
 _DASHES = ("", "6,3", "2,3", "8,3,2,3")
+
+Span = tuple[float, float]
+"""A 95% interval of a share: (low, high) in [0, 1]."""
+
+
+def _whisker(x: float, y_low: float, y_high: float, color: str, cap: float = 4.0) -> str:
+    """A vertical error bar with caps (pixel coordinates)."""
+    return (
+        f'<path class="ci" d="M{x - cap:.1f},{y_low:.1f}H{x + cap:.1f}M{x:.1f},{y_low:.1f}'
+        f'V{y_high:.1f}M{x - cap:.1f},{y_high:.1f}H{x + cap:.1f}" stroke="{color}" fill="none"/>'
+    )
 
 
 def line_plot_svg(
@@ -17,8 +35,12 @@ def line_plot_svg(
     y_label: str,
     width: int = 640,
     height: int = 380,
+    errors: Mapping[str, Mapping[float, Span]] | None = None,
 ) -> str:
-    """Render ``{label: [(x, y), …]}`` as an SVG document; y is a share in [0, 1]."""
+    """Render ``{label: [(x, y), …]}`` as an SVG document; y is a share in [0, 1].
+
+    ``errors``: per label and x, the 95% interval of y (drawn as an error bar).
+    """
     left, right, top, bottom = 60, 180, 36, 48
     plot_w, plot_h = width - left - right, height - top - bottom
     xs = sorted({x for points in series.values() for x, _ in points}) or [0.0, 1.0]
@@ -47,6 +69,9 @@ def line_plot_svg(
         )
         for x, y in pts:
             parts.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{color}"/>')
+            point_span = (errors or {}).get(label, {}).get(x)
+            if point_span is not None:
+                parts.append(_whisker(px(x), py(point_span[0]), py(point_span[1]), color))
         ly = top + 14 + n * 18
         lx = left + plot_w + 12
         parts.append(
@@ -66,8 +91,12 @@ def scatter_svg(
     y_label: str,
     width: int = 640,
     height: int = 420,
+    errors: Mapping[str, tuple[Span | None, Span | None]] | None = None,
 ) -> str:
-    """Labelled points ``{label: (x, y)}`` with both axes shares in [0, 1]."""
+    """Labelled points ``{label: (x, y)}`` with both axes shares in [0, 1].
+
+    ``errors``: per label, the 95% intervals of x and of y (error bars across and up).
+    """
     left, right, top, bottom = 60, 30, 36, 48
     plot_w, plot_h = width - left - right, height - top - bottom
 
@@ -85,6 +114,14 @@ def scatter_svg(
         )
     for n, (label, (x, y)) in enumerate(sorted(points.items())):
         color = _COLORS[n % len(_COLORS)]
+        x_span, y_span = (errors or {}).get(label, (None, None))
+        if y_span is not None:
+            parts.append(_whisker(px(x), py(y_span[0]), py(y_span[1]), color))
+        if x_span is not None:
+            parts.append(
+                f'<path class="ci" d="M{px(x_span[0]):.1f},{py(y):.1f}H{px(x_span[1]):.1f}" '
+                f'stroke="{color}" fill="none"/>'
+            )
         parts.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="5" fill="{color}"/>')
         parts.append(
             f'<text x="{px(x) + 7:.1f}" y="{py(y) - 6:.1f}" fill="{color}">{escape(label)}</text>'
@@ -100,8 +137,12 @@ def bar_svg(
     y_label: str,
     width: int = 720,
     height: int = 420,
+    errors: Mapping[str, Mapping[str, Span]] | None = None,
 ) -> str:
-    """Grouped bars ``{group: {series: share}}`` (shares in [0, 1]), legend on the right."""
+    """Grouped bars ``{group: {series: share}}`` (shares in [0, 1]), legend on the right.
+
+    ``errors``: per group and series, the 95% interval of the share (an error bar).
+    """
     left, right, top, bottom = 60, 180, 36, 70
     plot_w, plot_h = width - left - right, height - top - bottom
     names = sorted(groups)
@@ -120,6 +161,11 @@ def bar_svg(
                 f'<rect x="{x0 + s * bar:.1f}" y="{top + plot_h - h:.1f}" width="{bar * 0.9:.1f}" '
                 f'height="{h:.1f}" fill="{_COLORS[s % len(_COLORS)]}"/>'
             )
+            span = (errors or {}).get(name, {}).get(label)
+            if span is not None:
+                centre = x0 + s * bar + bar * 0.45
+                low, high = (top + (1.0 - v) * plot_h for v in span)
+                parts.append(_whisker(centre, low, high, "#333"))
         parts.append(
             f'<text x="{left + (g + 0.5) * slot:.1f}" y="{top + plot_h + 16}" '
             f'text-anchor="middle" font-size="11">{escape(name)}</text>'

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import statistics
-from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from adhere.artifacts import INSTANCES, RolloutStore, StoredTrial
-from adhere.core import Instance, Verdict
+from adhere.artifacts import INSTANCES, RolloutStore
+from adhere.core import Verdict
 from adhere.errors import SpecError
 from adhere.judging import (
     HumanLabel,
@@ -25,106 +22,29 @@ from adhere.judging import (
     verdict_labels,
 )
 from adhere.metrics import (
-    ConflictRun,
     ScoredTrial,
+    Spread,
     Table,
-    conflict_of,
+    avg_at_k,
     group_rates,
     pct,
-    side_checks,
+    rate_intervals,
 )
+from adhere.report._collect import Collected, collect, scored_trial
 from adhere.report._conflict import conflict_tables
-from adhere.report._document import Report, build_report, rate_cell
+from adhere.report._document import (
+    INTERVAL_COLUMNS,
+    Report,
+    build_report,
+    grouped,
+    interval_cells,
+    rate_cell,
+)
 from adhere.report._paper import paper_tables
 from adhere.report._plot import bar_svg
 from adhere.suites import get_suite
 
-
-@dataclass(frozen=True)
-class Collected:
-    """Scored trials of a rollout and the instances they ran."""
-
-    rollout: str
-    suite: str
-    instances: dict[str, Instance]
-    trials: list[ScoredTrial]
-    conflicts: list[ConflictRun]
-    """Trials of conflict instances, with their side checks' verdicts."""
-    stale: int = 0
-    """Stored trials of instances the rollout's benchmark no longer holds (left out)."""
-
-
-def collect(store: RolloutStore) -> Collected:
-    """Every finished trial with its grouping keys (model, scaffold, instance metadata)."""
-    if not store.has_instances():
-        raise SpecError(f"no rollout results at {store.uri} ({INSTANCES} is missing)")
-    instances = {i.id: i for i in store.read_instances()}
-    suites = {i.suite for i in instances.values()}
-    trials = []
-    conflicts = []
-    stale = 0
-    for stored in store.iter_trials():
-        if stored.result.trial.instance not in instances:
-            stale += 1  # stored by an earlier config whose benchmark held that instance
-            continue
-        scored, conflict = scored_trial(stored, instances)
-        trials.append(scored)
-        if conflict is not None:
-            conflicts.append(conflict)
-    return Collected(
-        rollout=store.rollout,
-        suite=", ".join(sorted(suites)),
-        instances=instances,
-        trials=trials,
-        conflicts=conflicts,
-        stale=stale,
-    )
-
-
-def scored_trial(
-    stored: StoredTrial, instances: Mapping[str, Instance]
-) -> tuple[ScoredTrial, ConflictRun | None]:
-    """A finished trial as metrics see it, and its conflict run when it has one.
-
-    Keys: the instance's scalar metadata, model, scaffold, instance, repeat, trial.
-    The instance's checks are the trial's expected ones (a check without a verdict is
-    undecided). A conflict instance's two side checks are left out of both.
-    """
-    trial = stored.result.trial
-    instance = instances.get(trial.instance)
-    full = instance.metadata if instance else {}
-    metadata = {k: v for k, v in full.items() if _scalar(v)}
-    keys = {
-        **metadata,
-        "model": trial.model,
-        "scaffold": trial.scaffold,
-        "instance": trial.instance,
-        "repeat": trial.repeat,
-        "trial": trial.id,
-    }
-    verdicts = stored.verdicts
-    expected = [c.id for c in instance.checks] if instance else None
-    conflict = conflict_of(full)
-    run = None
-    if conflict is not None:
-        run = ConflictRun(keys, stored.result.status, conflict, verdicts)
-        sides = side_checks(full)
-        verdicts = [v for v in verdicts if v.check_id not in sides]
-        expected = [c for c in expected or () if c not in sides]
-    result = stored.result
-    scored = ScoredTrial(
-        keys=keys,
-        status=result.status,
-        verdicts=verdicts,
-        outcomes=result.outcomes,
-        calls=result.calls,
-        expected=None if expected is None else tuple(expected),
-    )
-    return scored, run
-
-
-def _scalar(value: object) -> bool:
-    return isinstance(value, str | int | float | bool)
+__all__ = ["Collected", "collect", "read_judged", "report_for", "scored_trial"]
 
 
 def report_for(store: RolloutStore, *, human_labels: str | Path | None = None) -> Report:
@@ -185,36 +105,34 @@ def report_for(store: RolloutStore, *, human_labels: str | Path | None = None) -
 
 
 def repeat_tables(collected: Collected, report: Report) -> list[Table]:
-    """avg@k: ISR and CSR per repeat, then mean ± std across the k repeats."""
+    """avg@k: ISR and CSR per repeat, then mean ± std and the range across the k repeats."""
     repeats = {t.keys.get("repeat") for t in collected.trials}
     if len(repeats) < 2:
         return []
     scaffolds = {t.keys.get("scaffold") for t in collected.trials}
     group = ["model", "scaffold"] if len(scaffolds) > 1 else ["model"]
-    per_repeat: dict[tuple[Any, ...], list[tuple[float | None, float | None]]] = {}
-    for keys, r in group_rates(collected.trials, [*group, "repeat"]).items():
-        per_repeat.setdefault(keys[:-1], []).append((r.isr, r.csr))
     rows = []
-    for keys, values in sorted(per_repeat.items()):
-        isr = [v[0] for v in values if v[0] is not None]
-        csr = [v[1] for v in values if v[1] is not None]
-        rows.append(
-            [*(str(k) for k in keys), str(len(values)), _pm(*_spread(isr)), _pm(*_spread(csr))]
-        )
+    for keys, trials in sorted(grouped(collected.trials, group).items(), key=_by_str):
+        found = avg_at_k(trials)
+        rows.append([*(str(k) for k in keys), str(found.k), _spread(found.isr), _spread(found.csr)])
     return [
         Table(
-            title=f"avg@k over {len(repeats)} repeats (mean ± std across repeats)",
+            title=f"avg@k over {len(repeats)} repeats (mean ± std across repeats [range])",
             header=[*group, "k", report.isr_name, report.csr_name],
             rows=rows,
         )
     ]
 
 
-def _spread(values: list[float]) -> tuple[float | None, float | None]:
-    if not values:
-        return None, None
-    mean = statistics.fmean(values)
-    return mean, statistics.stdev(values) if len(values) > 1 else None
+def _by_str(item: tuple[tuple[Any, ...], Any]) -> tuple[str, ...]:
+    return tuple(map(str, item[0]))
+
+
+def _spread(found: Spread | None) -> str:
+    if found is None:
+        return "–"
+    middle = _pm(found.mean, found.std)
+    return f"{middle} [{found.low * 100:.1f}–{found.high * 100:.1f}%]"
 
 
 def split_tables(collected: Collected, report: Report) -> list[Table]:
@@ -246,16 +164,19 @@ def split_tables(collected: Collected, report: Report) -> list[Table]:
             "trials",
             report.isr_name,
             report.csr_name,
+            *INTERVAL_COLUMNS,
             "scored",
             "incomplete",
             "items",
         ]
+        groups = grouped(split, [*group, key])
         rows = [
             [
                 *(str(k) for k in keys),
                 str(r.trials),
                 rate_cell(r, r.isr),
                 rate_cell(r, r.csr),
+                *interval_cells(groups[keys]),
                 str(r.scored),
                 str(r.incomplete),
                 str(r.items),
@@ -265,13 +186,18 @@ def split_tables(collected: Collected, report: Report) -> list[Table]:
         tables.append(Table(title=title, header=header, rows=rows))
         if key == "source":
             bars: dict[str, dict[str, float]] = {}
+            spans: dict[str, dict[str, tuple[float, float]]] = {}
             for keys, r in group_rates(split, [*group, key]).items():
                 if r.isr is not None:
-                    bars.setdefault(str(keys[-1]), {})[" / ".join(map(str, keys[:-1]))] = r.isr
-            plot_title = f"{report.isr_name} by instruction source"
+                    series = " / ".join(map(str, keys[:-1]))
+                    bars.setdefault(str(keys[-1]), {})[series] = r.isr
+                    found = rate_intervals(groups[keys]).isr
+                    if found is not None:
+                        spans.setdefault(str(keys[-1]), {})[series] = (found.low, found.high)
+            plot_title = f"{report.isr_name} by instruction source (bars: 95% intervals)"
             report.plots["by_source.svg"] = (
                 plot_title,
-                bar_svg(bars, title=plot_title, y_label=report.isr_name),
+                bar_svg(bars, title=plot_title, y_label=report.isr_name, errors=spans),
             )
     return tables
 

@@ -1,5 +1,14 @@
 """The local runner: plan a Rollout into trials, run them resumably, record everything."""
 
+from adhere.runner._check import (
+    Checked,
+    check_benchmark,
+    check_panel,
+    check_run,
+    resolve_scaffolds,
+    rollout_scaffolds,
+    suite_lookup,
+)
 from adhere.runner._engine import (
     Engine,
     ModelTarget,
@@ -17,10 +26,7 @@ from adhere.runner._run import (
     execute,
     judge_endpoints,
     prepare,
-    resolve_scaffolds,
-    rollout_scaffolds,
     run_services,
-    suite_lookup,
 )
 from adhere.runner._trial import (
     open_rollout_uri,
@@ -29,9 +35,11 @@ from adhere.runner._trial import (
     score_stored,
     stored_config,
 )
+from adhere.runner._validate import Validated, validate_files
 from adhere.runner._workspace import default_work_root
 
 __all__ = [
+    "Checked",
     "Engine",
     "ModelTarget",
     "NoProgress",
@@ -40,7 +48,11 @@ __all__ = [
     "Progress",
     "ProxyCalls",
     "RunSummary",
+    "Validated",
     "apply_filters",
+    "check_benchmark",
+    "check_panel",
+    "check_run",
     "default_work_root",
     "describe_pairings",
     "error_verdicts",
@@ -59,4 +71,5 @@ __all__ = [
     "score_stored",
     "stored_config",
     "suite_lookup",
+    "validate_files",
 ]

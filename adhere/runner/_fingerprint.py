@@ -39,8 +39,12 @@ __all__ = [
     "Fingerprint",
     "changed_parts",
     "describe_change",
+    "endpoint_digest",
     "endpoint_view",
+    "instance_digest",
+    "scaffold_digest",
     "scaffold_view",
+    "suite_digest",
     "suite_view",
     "trial_fingerprint",
 ]
@@ -109,12 +113,32 @@ def trial_fingerprint(
     """The fingerprint of a trial of ``instance`` under this model, scaffold and suite."""
     return Fingerprint(
         {
-            "endpoint": _digest(endpoint_view(endpoint)),
-            "scaffold": _digest(scaffold_view(scaffold, scaffold_version)),
-            "instance": _digest(instance_view(instance)),
-            "suite": _digest(suite_view(benchmark)),
+            "endpoint": endpoint_digest(endpoint),
+            "scaffold": scaffold_digest(scaffold, scaffold_version),
+            "instance": instance_digest(instance),
+            "suite": suite_digest(benchmark),
         }
     )
+
+
+def endpoint_digest(endpoint: Endpoint) -> str:
+    """The ``endpoint`` part of a fingerprint."""
+    return _digest(endpoint_view(endpoint))
+
+
+def scaffold_digest(scaffold: ScaffoldSpec, version: str) -> str:
+    """The ``scaffold`` part of a fingerprint."""
+    return _digest(scaffold_view(scaffold, version))
+
+
+def instance_digest(instance: Instance) -> str:
+    """The ``instance`` part of a fingerprint."""
+    return _digest(instance_view(instance))
+
+
+def suite_digest(benchmark: BenchmarkSpec) -> str:
+    """The ``suite`` part of a fingerprint."""
+    return _digest(suite_view(benchmark))
 
 
 def changed_parts(stored: Mapping[str, str], planned: Fingerprint) -> list[str]:

@@ -22,10 +22,13 @@ from adhere.runner._fingerprint import (
     Fingerprint,
     changed_parts,
     describe_change,
+    endpoint_digest,
     endpoint_view,
+    instance_digest,
+    scaffold_digest,
     scaffold_view,
+    suite_digest,
     suite_view,
-    trial_fingerprint,
 )
 from adhere.scaffolds import Scaffold
 from adhere.spec import BenchmarkSpec, Endpoint, RunConfig, ScaffoldSpec
@@ -48,16 +51,20 @@ def plan_fingerprints(
 ) -> dict[str, Fingerprint]:
     """Trial id → the fingerprint of the config it is planned under."""
     spec = config.rollout.spec
-    endpoints = {m.name: m.endpoint for m in spec.models}
-    scaffold_specs = {s.name: s for s in spec.scaffolds}
-    by_id = {i.id: i for i in instances}
+    endpoints = {m.name: endpoint_digest(m.endpoint) for m in spec.models}
+    kinds = {
+        s.name: scaffold_digest(s, scaffold_version(scaffolds[s.name])) for s in spec.scaffolds
+    }
+    contents = {i.id: instance_digest(i) for i in instances}  # each instance hashed once
+    suite = suite_digest(config.benchmark.spec)
     return {
-        trial.id: trial_fingerprint(
-            endpoints[trial.model],
-            scaffold_specs[trial.scaffold],
-            scaffold_version(scaffolds[trial.scaffold]),
-            by_id[trial.instance],
-            config.benchmark.spec,
+        trial.id: Fingerprint(
+            {
+                "endpoint": endpoints[trial.model],
+                "scaffold": kinds[trial.scaffold],
+                "instance": contents[trial.instance],
+                "suite": suite,
+            }
         )
         for trial in trials
     }

@@ -19,7 +19,6 @@ from pathlib import Path
 
 from adhere.artifacts import ProxyCall, RolloutStore, StoreVerdictCache
 from adhere.core import Instance, Trial
-from adhere.errors import SpecError
 from adhere.models import Served, provider_for, resolve_api_key, serve_providers
 from adhere.observe import (
     DEFAULT_SETTLE_SECONDS,
@@ -29,17 +28,17 @@ from adhere.observe import (
     Redactor,
     Upstream,
 )
+from adhere.runner._check import check_run
 from adhere.runner._engine import Engine, ModelTarget, Progress, RunSummary
 from adhere.runner._faults import RETRY_BACKOFF_SECONDS
 from adhere.runner._fingerprint import Fingerprint
 from adhere.runner._pairing import client_api, upstream_for
-from adhere.runner._plan import apply_filters, plan_trials
 from adhere.runner._progress import StoreProgress
 from adhere.runner._reuse import ReuseCheck, check_reuse, plan_fingerprints
 from adhere.runner._workspace import default_work_root
-from adhere.scaffolds import Scaffold, default_cache_dir, get_scaffold
+from adhere.scaffolds import Scaffold, default_cache_dir
 from adhere.scoring import Scorer, score_rollout
-from adhere.spec import Endpoint, JudgePanel, Rollout, RunConfig
+from adhere.spec import Endpoint, JudgePanel, RunConfig
 from adhere.store import open_store
 from adhere.suites import Suite, get_suite
 
@@ -62,53 +61,22 @@ class Prepared:
     """Finished trials whose config changed (run again) or is unknown (reused)."""
 
 
-def suite_lookup(config: RunConfig) -> Suite:
-    """The Benchmark's suite with its options."""
-    bench_file = config.files.get(f"Benchmark/{config.benchmark.metadata.name}", "")
-    try:
-        return get_suite(config.benchmark.spec.suite, **config.benchmark.spec.options)
-    except SpecError as exc:
-        raise SpecError(str(exc).split(": ", 1)[-1], file=bench_file, field=exc.field) from None
-
-
-def resolve_scaffolds(config: RunConfig) -> dict[str, Scaffold]:
-    """The rollout's scaffolds by name; ``SpecError`` naming the file and field otherwise."""
-    rollout_file = config.files.get(f"Rollout/{config.rollout.metadata.name}", "")
-    return rollout_scaffolds(config.rollout, rollout_file)
-
-
-def rollout_scaffolds(rollout: Rollout, rollout_file: str = "") -> dict[str, Scaffold]:
-    """A Rollout's scaffolds by name; ``SpecError`` naming the file and field otherwise."""
-    out: dict[str, Scaffold] = {}
-    for n, spec in enumerate(rollout.spec.scaffolds):
-        try:
-            scaffold = get_scaffold(spec.name, **spec.options)
-        except SpecError as exc:
-            message = str(exc).split(": ", 1)[-1]
-            raise SpecError(message, file=rollout_file, field=f"spec.scaffolds[{n}]") from None
-        out[spec.name] = scaffold
-    return out
-
-
 def prepare(config: RunConfig, *, rerun_changed: bool = False) -> Prepared:
-    """Resolve instances, plan trials and open the store (writes the spec snapshot).
+    """Check the specs (:func:`check_run`), then open the store and write the spec snapshot.
 
     Raises:
         SpecError: Invalid specs, or finished trials ran under a different config
             (see :func:`~adhere.runner._reuse.check_reuse`) and ``rerun_changed`` is
             false.
     """
-    suite = suite_lookup(config)
-    bench_file = config.files.get(f"Benchmark/{config.benchmark.metadata.name}", "")
-    instances = suite.load(config.benchmark.spec, base_dir=config.base_dir, file=bench_file)
-    instances = apply_filters(instances, config.benchmark.spec.filters, file=bench_file)
-    scaffolds = resolve_scaffolds(config)
-    trials = plan_trials(config.rollout, instances)
+    checked = check_run(config)
+    instances = checked.instances
+    trials = checked.trials
     store = RolloutStore(
         open_store(config.rollout.spec.storage, base_dir=config.base_dir),
         config.rollout.metadata.name,
     )
-    fingerprints = plan_fingerprints(config, instances, trials, scaffolds)
+    fingerprints = plan_fingerprints(config, instances, trials, checked.scaffolds)
     reuse = check_reuse(store, config, trials, fingerprints, rerun_changed=rerun_changed)
     documents = [
         r.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -123,11 +91,11 @@ def prepare(config: RunConfig, *, rerun_changed: bool = False) -> Prepared:
     )
     return Prepared(
         config=config,
-        suite=suite,
+        suite=checked.suite,
         instances=instances,
         trials=trials,
         store=store,
-        scaffolds=scaffolds,
+        scaffolds=checked.scaffolds,
         fingerprints=fingerprints,
         reuse=reuse,
     )

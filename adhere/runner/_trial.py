@@ -40,16 +40,16 @@ from adhere.core import Instance, Trial, TrialResult
 from adhere.errors import SpecError, StoreError
 from adhere.models import provider_for
 from adhere.observe import DEFAULT_SETTLE_SECONDS, JsonlDirSink, Redactor
+from adhere.runner._check import resolve_scaffolds, suite_lookup
 from adhere.runner._engine import Engine, ModelTarget
 from adhere.runner._pairing import client_api
 from adhere.runner._plan import apply_filters, plan_trials
+from adhere.runner._reuse import plan_fingerprints
 from adhere.runner._run import (
     Prepared,
     judge_endpoints,
-    resolve_scaffolds,
     run_services,
     serve_judges,
-    suite_lookup,
 )
 from adhere.runner._workspace import default_work_root
 from adhere.scaffolds import default_cache_dir
@@ -267,7 +267,11 @@ async def run_stored_trial(
     )
     suite = suite_lookup(config)
     scaffolds = resolve_scaffolds(config)
-    prepared = Prepared(config, suite, instances, [trial], store, scaffolds)
+    # The result records the config it ran under, as a local run's does.
+    fingerprints = plan_fingerprints(config, instances, [trial], scaffolds)
+    prepared = Prepared(
+        config, suite, instances, [trial], store, scaffolds, fingerprints=fingerprints
+    )
     number = _start_attempt(store, trial, attempt)
     if number is None:
         result = store.read_result(trial)
@@ -289,6 +293,7 @@ async def run_stored_trial(
             cache_dir=cache_dir,
             parallelism=1,
             secrets=secrets,
+            fingerprints=fingerprints,
         )
 
     if proxy_url is not None:

@@ -8,8 +8,12 @@ callable taking keyword options and returning a :class:`Scaffold`).
 
 from __future__ import annotations
 
+import inspect
+import typing
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
+
+from pydantic import TypeAdapter, ValidationError
 
 from adhere._registry import Registry
 from adhere.errors import SpecError
@@ -58,21 +62,50 @@ def installable() -> list[str]:
     return list(_CLI_SCAFFOLDS)
 
 
-def get_scaffold(name: str, **options: Any) -> Scaffold:
+def get_scaffold(name: str, /, **options: Any) -> Scaffold:
     """Instantiate a scaffold by name with its options.
 
+    Each option is checked against the type its constructor declares (strictly: a
+    string is not a number) before the scaffold is built.
+
     Raises:
-        SpecError: The name is unknown (the message lists the known ones) or the
-            options do not fit the scaffold.
+        SpecError: The name is unknown (``field="name"``; the message suggests close
+            names and lists the known ones) or an option does not fit the scaffold
+            (``field="options"`` or ``"options.<key>"``).
     """
-    factory = _SCAFFOLDS.get(name)
     try:
-        return factory(**options)
-    except TypeError as exc:
-        raise SpecError(
-            f"bad options for scaffold {name!r}: {exc}", field="spec.scaffolds"
-        ) from None
-    except ValueError as exc:
-        raise SpecError(
-            f"bad options for scaffold {name!r}: {exc}", field="spec.scaffolds"
-        ) from None
+        factory = _SCAFFOLDS.get(name)
+    except SpecError as exc:
+        raise SpecError(exc.message, field="name") from None
+    checked = dict(options)
+    hints = _option_types(factory)
+    for key, value in options.items():
+        if key not in hints:
+            continue
+        try:
+            checked[key] = TypeAdapter(hints[key]).validate_python(value, strict=True)
+        except ValidationError as exc:
+            reason = exc.errors()[0]["msg"]
+            raise SpecError(
+                f"bad options for scaffold {name!r}: {key}: {reason}, got {value!r}"[:500],
+                field=f"options.{key}",
+            ) from None
+    try:
+        return factory(**checked)
+    except (TypeError, ValueError) as exc:
+        raise SpecError(f"bad options for scaffold {name!r}: {exc}", field="options") from None
+
+
+def _option_types(factory: Callable[..., Scaffold]) -> dict[str, Any]:
+    """The declared types of a scaffold factory's keyword options (none when unreadable)."""
+    target: Any = factory.__init__ if isinstance(factory, type) else factory  # type: ignore[misc]
+    try:
+        hints = typing.get_type_hints(target)
+        parameters = inspect.signature(target).parameters
+    except (NameError, TypeError, ValueError):
+        return {}
+    return {
+        name: hints[name]
+        for name, parameter in parameters.items()
+        if name in hints and parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    }

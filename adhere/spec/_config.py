@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from adhere.errors import SpecError
-from adhere.spec._load import load_resources
+from adhere.spec._load import is_bindings_file, load_resources
 from adhere.spec._resources import Benchmark, JudgePanel, Resource, Rollout
 
 
@@ -48,7 +48,9 @@ def load_run_config(paths: Sequence[str | Path], *, rollout_name: str | None = N
     if not paths:
         raise SpecError("no spec file given")
     given = [Path(p) for p in paths]
-    loaded = [(r, str(p)) for p in given for r in load_resources(p)]
+    # A bindings file among the specs (``adhere run dir/*.yaml``) is read by the
+    # Benchmark that names it, not as a resource.
+    loaded = [(r, str(p)) for p in given if not is_bindings_file(p) for r in load_resources(p)]
     rollouts = [(r, p) for r, p in loaded if isinstance(r, Rollout)]
     if rollout_name is not None:
         rollouts = [(r, p) for r, p in rollouts if r.metadata.name == rollout_name]

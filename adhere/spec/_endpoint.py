@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 from typing import Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from adhere.core import SpecModel
 
@@ -20,6 +21,38 @@ WIRE_SHAPES: dict[str, str] = {
     "gemini": "gemini",
 }
 """Each :data:`ApiKind` as the recording proxy and the scaffolds name the shape."""
+
+
+_PROVIDER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def check_base_url(value: str) -> str:
+    """``value`` if it is an http(s) URL with a host, or could name a model provider.
+
+    Whether a provider of that name exists is checked where providers are known
+    (``adhere validate`` and ``adhere run`` name the known ones).
+
+    Raises:
+        ValueError: Neither.
+    """
+    expected = (
+        "expected an http(s) URL such as https://api.example.com/v1, or the name of a "
+        "model provider such as 'scripted' or 'local-model'"
+    )
+    if "://" not in value:
+        if not _PROVIDER_NAME.fullmatch(value):
+            raise ValueError(f"{expected}, got {value!r}")
+        return value
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 -- raises ValueError for a port that is not a number
+    except ValueError as exc:
+        raise ValueError(f"{expected}, got {value!r} ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{expected}, got {value!r}")
+    if any(c.isspace() for c in value):
+        raise ValueError(f"{expected}, got {value!r} (it contains white space)")
+    return value
 
 
 class SecretKeyRef(SpecModel):
@@ -145,6 +178,11 @@ class Endpoint(SpecModel):
         default_factory=CallControls,
         description="Imposed by the recording proxy on every call any scaffold makes.",
     )
+
+    @field_validator("base_url")
+    @classmethod
+    def _url_or_provider(cls, value: str) -> str:
+        return check_base_url(value)
 
     @property
     def wire_api(self) -> str:

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from adhere.core import Instance
 from adhere.errors import SpecError
+from adhere.spec._read import jsonl_lines, parse_yaml_documents, read_text
 from adhere.spec._resources import API_VERSION, Benchmark, JudgePanel, Resource, Rollout
 
 _KINDS: dict[str, type[Benchmark] | type[Rollout] | type[JudgePanel]] = {
@@ -45,7 +44,7 @@ def _first_error(exc: ValidationError, prefix: str = "") -> tuple[str, str]:
             ".".join(p for p in (prefix, path) if p) if not path.startswith("[") else prefix + path
         )
         fields.append(full)
-        msg = err["msg"]
+        msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
             msg = "unknown field (not part of the spec)"
         elif err["type"] == "missing":
@@ -76,45 +75,47 @@ def parse_resource(data: Any, *, file: str, index: int = 0) -> Resource:
             f"expected {API_VERSION!r}, got {api_version!r}", file=where, field="apiVersion"
         )
     kind = data.get("kind")
-    if kind not in _KINDS:
+    if not isinstance(kind, str) or kind not in _KINDS:
         raise SpecError(f"expected one of {sorted(_KINDS)}, got {kind!r}", file=where, field="kind")
     return validate_model(_KINDS[kind], data, file=where)
 
 
 def load_resources(path: str | Path) -> list[Resource]:
     """Load every resource of a (multi-document) YAML file."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SpecError(f"cannot read file: {exc.strerror}", file=str(path)) from None
-    try:
-        documents = [d for d in yaml.safe_load_all(text) if d is not None]
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise SpecError(f"malformed YAML{where}: {problem}", file=str(path)) from None
+    documents = parse_yaml_documents(read_text(path), file=str(path))
     if not documents:
         raise SpecError("no YAML documents found", file=str(path))
     return [parse_resource(doc, file=str(path), index=i) for i, doc in enumerate(documents)]
 
 
+def is_bindings_document(document: Any) -> bool:
+    """Whether a decoded YAML document is a verifier bindings file, not a resource.
+
+    A bindings file is a mapping with a ``bindings`` list and no ``kind`` or
+    ``apiVersion`` (syntax: ``docs/verifiers.md``).
+    """
+    return (
+        isinstance(document, dict)
+        and "bindings" in document
+        and "kind" not in document
+        and "apiVersion" not in document
+    )
+
+
+def is_bindings_file(path: str | Path) -> bool:
+    """Whether ``path`` holds a bindings file (SpecError when it cannot be read as YAML)."""
+    documents = parse_yaml_documents(read_text(path), file=str(path))
+    return len(documents) == 1 and is_bindings_document(documents[0])
+
+
 def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
-    """Yield (line number, decoded object) for each non-blank line of a JSONL file."""
-    path = Path(path)
-    try:
-        handle = path.open(encoding="utf-8")
-    except OSError as exc:
-        raise SpecError(f"cannot read file: {exc.strerror}", file=str(path)) from None
-    with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield number, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise SpecError(f"line {number}: invalid JSON: {exc.msg}", file=str(path)) from None
+    """Yield (line number, decoded object) for each non-blank line of a JSONL file.
+
+    Raises:
+        SpecError: The file cannot be read, is not UTF-8, or a line is not valid JSON
+            (or nests too deep); the message names the file and the line.
+    """
+    return jsonl_lines(path)
 
 
 def load_instances(path: str | Path) -> list[Instance]:

@@ -13,6 +13,7 @@ from pydantic import Field, field_validator, model_validator
 
 from adhere.core import SpecModel
 from adhere.spec._endpoint import Endpoint
+from adhere.spec._read import check_path_text
 
 API_VERSION: Final = "adhere.dev/v1alpha1"
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -67,6 +68,11 @@ class BenchmarkSource(SpecModel):
     generate: dict[str, Any] | None = Field(
         default=None, description="Generator parameters, validated by the suite."
     )
+
+    @field_validator("path")
+    @classmethod
+    def _usable_path(cls, value: str | None) -> str | None:
+        return None if value is None else check_path_text(value)
 
     @model_validator(mode="after")
     def _exactly_one(self) -> BenchmarkSource:
@@ -204,6 +210,14 @@ class RolloutSpec(SpecModel):
     def _scaffold_shorthand(cls, value: Any) -> Any:
         if isinstance(value, list):
             return [{"name": v} if isinstance(v, str) else v for v in value]
+        return value
+
+    @field_validator("storage")
+    @classmethod
+    def _store_uri(cls, value: str) -> str:
+        scheme = value.split("://", 1)[0] if "://" in value else ""
+        if not value.strip() or scheme not in ("", "file", "s3"):
+            raise ValueError(f"expected a file:// or s3:// URI or a directory path, got {value!r}")
         return value
 
     @field_validator("models")

@@ -73,3 +73,42 @@ def open_store(uri: str, *, base_dir: str | Path | None = None, **options: Any) 
         f"unsupported store URI scheme {parsed.scheme!r}; expected file://, s3:// or a path",
         field="storage",
     )
+
+
+def check_store_uri(uri: str, *, base_dir: str | Path | None = None) -> None:
+    """Refuse a store URI :func:`open_store` would refuse, without opening anything.
+
+    An ``s3://`` URI's bucket, prefix and settings are checked (no connection is
+    made); a local path must not be an existing file.
+
+    Raises:
+        SpecError: With ``field="storage"``.
+    """
+    import os
+
+    if "\x00" in uri:
+        raise SpecError("the store URI holds a NUL character", field="storage")
+    try:
+        parsed = urlparse(uri)
+    except ValueError as exc:
+        raise SpecError(f"invalid store URI {uri!r}: {exc}", field="storage") from None
+    if parsed.scheme == "s3":
+        from adhere.store._s3_settings import parse_s3_uri
+
+        parse_s3_uri(uri, environ=os.environ)
+        return
+    if parsed.scheme not in ("", "file"):
+        raise SpecError(
+            f"unsupported store URI scheme {parsed.scheme!r}; expected file://, s3:// or a path",
+            field="storage",
+        )
+    raw = uri[len("file://") :] if parsed.scheme == "file" else uri
+    path = Path(raw).expanduser()
+    if not path.is_absolute():
+        path = Path(base_dir or Path.cwd()) / path
+    try:
+        is_file = path.is_file()
+    except OSError as exc:
+        raise SpecError(f"not a usable directory path: {exc.strerror}", field="storage") from None
+    if is_file:
+        raise SpecError(f"{path} is a file; the store needs a directory", field="storage")

@@ -100,6 +100,6 @@ def suite_names() -> list[str]:
     return _SUITES.names()
 
 
-def get_suite(name: str, **options: Any) -> Suite:
+def get_suite(name: str, /, **options: Any) -> Suite:
     """Instantiate a suite by name; SpecError listing the known suites otherwise."""
     return _SUITES.get(name)(**options)

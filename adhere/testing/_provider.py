@@ -19,11 +19,15 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from adhere.artifacts import open_rollout_dir
+from adhere.errors import SpecError
 from adhere.models import PodPlan, ServeContext, provider
 from adhere.spec import Endpoint
 from adhere.testing._answer_key import InstanceAnswerKey
 from adhere.testing._app import PolicyServerConfig
+from adhere.testing._builtin import DictReplaySource, default_registry
 from adhere.testing._model_string import parse_model_string
+from adhere.testing._registry import PolicyContext
 from adhere.testing._replay import RecordedRun, RecordedRuns
 from adhere.testing._server import PolicyServer
 
@@ -56,6 +60,32 @@ class ScriptedProvider:
     holds_api_key = False
     speaks_every_api = True
     pod: PodPlan = "in-process"
+
+    def check(self, endpoint: Endpoint, *, role: str, context: ServeContext) -> None:
+        """Refuse a model string the server would refuse at every request (field ``model``).
+
+        The policy is built as the server builds it for a request, with the run's
+        answer key, so a malformed string, an unknown policy or option, a bad option
+        value or a policy the run cannot serve is an error before the first trial. A
+        ``replay:run=PATH`` must name a recorded rollout directory.
+        """
+        parsed = parse_model_string(endpoint.model)
+        registry = default_registry()
+        registry.factory(parsed.policy)
+        replay = None
+        if parsed.policy == "replay":
+            run = parsed.options.get("run")
+            if run:
+                path = Path(run) if Path(run).is_absolute() else context.base_dir / run
+                try:
+                    open_rollout_dir(path)
+                except SpecError as exc:
+                    raise SpecError(f"replay run {run!r}: {exc.message}", field="model") from None
+            replay = DictReplaySource({})
+        answers = None
+        if context.suite_for is not None:
+            answers = InstanceAnswerKey(context.instances, context.suite_for)
+        registry.create(parsed, PolicyContext(answer_key=answers, replay=replay))
 
     @asynccontextmanager
     async def serve(self, context: ServeContext) -> AsyncIterator[ScriptedService]:

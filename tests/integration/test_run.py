@@ -313,6 +313,15 @@ async def test_repeats_give_an_avg_at_k_table(tmp_path: Path, write_specs) -> No
     report = report_for(prepared.store)
     table = next(t for t in report.breakdowns if t.title.startswith("avg@k over 3 repeats"))
     rows = {r[0]: r for r in table.rows}
-    assert rows["oracle"][1] == "3" and rows["oracle"][2] == "100.0% ± 0.0"
+    assert rows["oracle"][1] == "3" and rows["oracle"][2] == "100.0% ± 0.0 [100.0–100.0%]"
     # the scripted noisy model answers the same way every repeat, so its spread is 0
-    assert rows["noisy"][2].endswith("± 0.0") and not rows["noisy"][2].startswith("100.0%")
+    # and its range one point
+    noisy = rows["noisy"][2]
+    mean = noisy.split("%")[0]
+    assert noisy == f"{mean}% ± 0.0 [{mean}–{mean}%]" and mean != "100.0"
+    # Every rate of the summary carries its 95% interval, clustered by instance.
+    header = report.summary.header
+    summary = {r[0]: r for r in report.summary.rows}
+    low, high = summary["noisy"][header.index("ISR 95% CI")].rstrip("%").split("–")
+    isr = float(summary["noisy"][header.index(report.isr_name)].rstrip("%"))
+    assert float(low) < isr < float(high)

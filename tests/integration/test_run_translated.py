@@ -52,6 +52,11 @@ async def test_in_process_scaffolds_run_against_responses_and_gemini_endpoints(
 
 def test_validate_lists_each_pair_and_the_sweep_example_is_translated() -> None:
     proc = run_cli("validate", "examples/kubernetes/sweep.yaml")
+    assert proc.returncode == 2  # its keys come from Secrets, which are not set here
+    assert "spec.models[0].endpoint.apiKey" in proc.stderr
+    assert "ADHERE_SECRET_MODEL_KEYS_OPENAI, which is not set" in proc.stderr
+    assert "--no-secrets" in proc.stderr
+    proc = run_cli("validate", "--no-secrets", "examples/kubernetes/sweep.yaml")
     assert proc.returncode == 0, proc.stderr
     assert "claude-code × gpt-4-1: anthropic → openai-chat (translated by the proxy)" in proc.stdout
     assert "claude-code × sonnet-4-5: anthropic (native)" in proc.stdout

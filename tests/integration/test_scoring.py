@@ -143,7 +143,10 @@ async def test_verifiers_and_a_judge_panel_decide_every_check_once(tmp_path: Pat
     assert any(t.title == "By check type" for t in report.breakdowns)
     assert set(report.plots) == {"isr_vs_csr.svg", "by_source.svg"}  # one turn each: no turns plot
     title, svg = report.plots["by_source.svg"]
-    assert title == "ISR by instruction source" and svg.count("<rect") >= 1 + 4
+    assert title == "ISR by instruction source (bars: 95% intervals)"
+    assert svg.count("<rect") >= 1 + 4
+    # each bar with a known interval carries an error bar
+    assert svg.count('class="ci"') >= 1
     titles = [t.title for t in report.panel]
     assert titles == [
         "Scores per judge (ISR / CSR) and across judges (mean ± std)",

@@ -118,3 +118,35 @@ def test_scatter_and_bar_svgs() -> None:
     bars = bar_svg({"SP": {"m1": 0.5, "m2": 1.0}, "UserQuery": {"m1": 0.0}}, title="t", y_label="y")
     # background + 3 bars + 2 legend swatches
     assert bars.count("<rect") == 1 + 3 + 2 and ">UserQuery</text>" in bars
+
+
+def test_plots_draw_the_95_percent_intervals_they_are_given() -> None:
+    """An error bar spans exactly the interval: y pixels of low and high on the plot's
+    scale (top 36, height 380 - 36 - 48 = 296 for the line plot)."""
+    import re
+
+    from adhere.report._plot import bar_svg, line_plot_svg, scatter_svg
+
+    line = line_plot_svg(
+        {"m": [(3.0, 0.5), (5.0, 0.25)]},
+        title="t",
+        x_label="x",
+        y_label="y",
+        errors={"m": {3.0: (0.25, 0.75)}},
+    )
+    (bar,) = re.findall(r'class="ci" d="([^"]+)"', line)  # one point has an interval
+    ys = [float(v) for v in re.findall(r"V([\d.]+)", bar)] + [
+        float(v) for v in re.findall(r",([\d.]+)H", bar)
+    ]
+    top, height = 36, 380 - 36 - 48
+    assert min(ys) == round(top + (1 - 0.75) * height, 1)
+    assert max(ys) == round(top + (1 - 0.25) * height, 1)
+    assert 'class="ci"' not in line_plot_svg(
+        {"m": [(3.0, 0.5)]}, title="t", x_label="x", y_label="y"
+    )
+    scatter = scatter_svg(
+        {"a": (0.5, 0.5)}, title="t", x_label="x", y_label="y", errors={"a": ((0.4, 0.6), None)}
+    )
+    assert scatter.count('class="ci"') == 1  # the x interval only
+    bars = bar_svg({"SP": {"m": 0.5}}, title="t", y_label="y", errors={"SP": {"m": (0.1, 0.9)}})
+    assert bars.count('class="ci"') == 1

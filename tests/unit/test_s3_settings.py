@@ -101,6 +101,7 @@ def test_store_package_exports_and_imports_boto3_only_when_opened() -> None:
         "S3Settings",
         "S3Store",
         "Store",
+        "check_store_uri",
         "open_store",
     ]
     code = "import sys, adhere.store; print('boto3' in sys.modules, 'botocore' in sys.modules)"

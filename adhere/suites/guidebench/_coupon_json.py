@@ -7,11 +7,11 @@ the field path.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from decimal import InvalidOperation
 from fractions import Fraction
 from typing import Any
 
 from adhere.errors import SpecError
+from adhere.spec import json_kind
 from adhere.suites.guidebench._coupons import (
     Coupon,
     Item,
@@ -132,11 +132,9 @@ def _coupon_from_json(reader: _Reader, raw: Mapping[str, Any], at: str) -> Coupo
         rate=reader.amount(raw.get("rate", 1), f"{at}.rate"),
         threshold=reader.amount(raw.get("threshold", 0), f"{at}.threshold"),
         include=(
-            None
-            if raw.get("include") is None
-            else frozenset(reader.sequence(raw["include"], f"{at}.include"))
+            None if raw.get("include") is None else reader.names(raw["include"], f"{at}.include")
         ),
-        exclude=frozenset(reader.sequence(raw.get("exclude", []), f"{at}.exclude")),
+        exclude=reader.names(raw.get("exclude", []), f"{at}.exclude"),
         forbids=frozenset(
             reader.kind(k, f"{at}.forbids[{n}]")
             for n, k in enumerate(reader.sequence(raw.get("forbids", []), f"{at}.forbids"))
@@ -148,7 +146,10 @@ def _coupon_from_json(reader: _Reader, raw: Mapping[str, Any], at: str) -> Coupo
             weekdays=(
                 None
                 if weekdays is None
-                else frozenset(int(w) for w in reader.sequence(weekdays, f"{at}.weekdays"))
+                else frozenset(
+                    reader.weekday(w, f"{at}.weekdays[{n}]")
+                    for n, w in enumerate(reader.sequence(weekdays, f"{at}.weekdays"))
+                )
             ),
         ),
     )
@@ -165,17 +166,27 @@ class _Reader:
 
     def mapping(self, value: Any, field: str) -> Mapping[str, Any]:
         if not isinstance(value, Mapping):
-            raise self.fail(f"expected an object, got {type(value).__name__}", field)
+            raise self.fail(f"expected an object, got {json_kind(value)}", field)
         return value
 
     def sequence(self, value: Any, field: str) -> list[Any]:
         if not isinstance(value, list):
-            raise self.fail(f"expected a list, got {type(value).__name__}", field)
+            raise self.fail(f"expected a list, got {json_kind(value)}", field)
         return value
+
+    def names(self, value: Any, field: str) -> frozenset[str]:
+        items = self.sequence(value, field)
+        return frozenset(self.text(item, f"{field}[{n}]") for n, item in enumerate(items))
+
+    def weekday(self, value: Any, field: str) -> int:
+        day = self.optional_int(value, field)
+        if day is None or not 0 <= day <= 6:
+            raise self.fail(f"expected a weekday 0 (Monday) to 6, got {value!r}", field)
+        return day
 
     def text(self, value: Any, field: str) -> str:
         if not isinstance(value, str):
-            raise self.fail(f"expected a string, got {type(value).__name__}", field)
+            raise self.fail(f"expected a string, got {json_kind(value)}", field)
         return value
 
     def amount(self, value: Any, field: str) -> Fraction:
@@ -183,7 +194,7 @@ class _Reader:
             raise self.fail(f"expected a decimal amount, got {value!r}", field)
         try:
             return fraction(value)
-        except (InvalidOperation, ValueError):
+        except (ArithmeticError, ValueError):
             raise self.fail(f"expected a decimal amount, got {value!r}", field) from None
 
     def optional_int(self, value: Any, field: str) -> int | None:

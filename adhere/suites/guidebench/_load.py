@@ -11,13 +11,13 @@ again. Errors name the file, the task's index and the field.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from adhere.errors import SpecError
+from adhere.spec import json_kind, parse_json, read_text
 from adhere.suites.guidebench._coupon_json import problem_from_json
 from adhere.suites.guidebench._coupons import money, robust_total
 from adhere.suites.guidebench._normalize import normalize
@@ -45,7 +45,7 @@ def category_of(path: Path, records: list[Any]) -> str:
     for key, info in CATEGORIES.items():
         if path.name == info.file or path.stem in (key, f"{key}_tasks"):
             return key
-    if records and all(isinstance(r, Mapping) and "Problem" in r for r in records):
+    if any(isinstance(r, Mapping) and "Problem" in r for r in records):
         return "math"
     names = ", ".join(info.file for info in CATEGORIES.values())
     raise SpecError(
@@ -77,25 +77,16 @@ def load_file(path: Path, *, category: str | None = None) -> list[Task]:
 
 def read_records(path: Path) -> list[Any]:
     """The JSON values of a task file (a JSON list, or JSONL)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SpecError(f"cannot read task file: {exc.strerror}", file=str(path)) from None
+    text = read_text(path)
     if path.suffix == ".jsonl":
-        records = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    records.append(json.loads(line))
-                except ValueError as exc:
-                    raise SpecError(f"invalid JSON: {exc}", file=f"{path}:{number}") from None
-        return records
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise SpecError(f"invalid JSON: {exc}", file=str(path)) from None
+        return [
+            parse_json(line, file=str(path), line=number)
+            for number, line in enumerate(text.splitlines(), start=1)
+            if line.strip()
+        ]
+    data = parse_json(text, file=str(path))
     if not isinstance(data, list):
-        raise SpecError(f"expected a JSON list of tasks, got {type(data).__name__}", file=str(path))
+        raise SpecError(f"expected a JSON list of tasks, got {json_kind(data)}", file=str(path))
     return data
 
 
@@ -103,7 +94,7 @@ def parse_task(record: Any, category: str, index: int, *, where: str) -> Task:
     """One task from its JSON object (``where`` names it in errors)."""
     info = CATEGORIES[category]
     if not isinstance(record, Mapping):
-        raise SpecError(f"expected an object, got {type(record).__name__}", file=where)
+        raise SpecError(f"expected an object, got {json_kind(record)}", file=where)
     unknown = sorted(set(record) - _KEYS)
     if unknown:
         raise SpecError(f"unknown field(s) {unknown}; expected {sorted(_KEYS)}", file=where)

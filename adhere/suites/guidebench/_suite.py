@@ -138,7 +138,13 @@ class GuideBenchSuite:
             path = Path(spec.source.path)
             path = path if path.is_absolute() else base_dir / path
             if path.is_dir():
-                tasks = load_directory(path)
+                try:
+                    tasks = load_directory(path)
+                except SpecError as exc:
+                    if exc.file != str(path):
+                        raise
+                    message = f"{exc.message} (in {path})"
+                    raise SpecError(message, file=file, field="spec.source.path") from None
             elif path.is_file():
                 tasks = load_file(path)
             else:

@@ -19,13 +19,13 @@ winners number ``winners``; a problem with no such draw in ``max_tries`` is skip
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from adhere.errors import SpecError
+from adhere.spec import parse_json, read_text
 from adhere.suites.manyih._hierarchy import (
     Tagged,
     render_prompt,
@@ -119,16 +119,17 @@ class Generated:
 
 def load_problems(path: Path) -> list[Problem]:
     """Problems from a ManyIH coding file or an MBPP-style JSON/JSONL file."""
-    text = path.read_text(encoding="utf-8") if path.is_file() else None
-    if text is None:
+    if not path.is_file():
         raise SpecError("no such file", file=str(path))
+    text = read_text(path)
     try:
-        raw: Any = json.loads(text)
-    except json.JSONDecodeError:
-        try:
-            raw = [json.loads(line) for line in text.splitlines() if line.strip()]
-        except json.JSONDecodeError as exc:
-            raise SpecError(f"neither JSON nor JSONL: {exc.msg}", file=str(path)) from None
+        raw: Any = parse_json(text, file=str(path))
+    except SpecError:
+        raw = [
+            parse_json(line, file=str(path), line=number)
+            for number, line in enumerate(text.splitlines(), start=1)
+            if line.strip()
+        ]
     if isinstance(raw, dict):  # a data file, or a JSONL file of one problem
         raw = raw["data"] if "data" in raw else [raw]
     records = raw

@@ -118,8 +118,8 @@ class Tag:
 
 
 _TAG = re.compile(
-    r"\[\[Privilege\s+(?P<rank>\d+)\]\](?P<otext>.*?)\[\[/Privilege\]\]"
-    r"|\[\[z=(?P<value>-?\d+)\]\](?P<stext>.*?)\[\[/z\]\]",
+    r"\[\[Privilege\s+(?P<rank>\d{1,9})\]\](?P<otext>.*?)\[\[/Privilege\]\]"
+    r"|\[\[z=(?P<value>-?\d{1,9})\]\](?P<stext>.*?)\[\[/z\]\]",
     re.DOTALL,
 )
 

@@ -36,7 +36,6 @@ in the input, either interface), ``constraints`` and ``suppressed`` (counts).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
@@ -54,7 +53,7 @@ from adhere.core import (
     VerifierRef,
 )
 from adhere.errors import SpecError
-from adhere.spec import format_location
+from adhere.spec import format_location, parse_json, read_text
 from adhere.suites.manyih._hierarchy import parse_tags
 
 __all__ = [
@@ -148,12 +147,7 @@ class IfSample(BaseModel):
 
 def load_if(path: Path) -> list[IfSample]:
     """Samples of an IF-subset file, validated (file, sample and field named on error)."""
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise SpecError(f"cannot read file: {exc.strerror}", file=str(path)) from None
-    except json.JSONDecodeError as exc:
-        raise SpecError(f"invalid JSON: {exc.msg} (line {exc.lineno})", file=str(path)) from None
+    raw = parse_json(read_text(path), file=str(path))
     records, prefix = (
         (raw["data"], "data") if isinstance(raw, dict) and "data" in raw else (raw, "")
     )

@@ -34,7 +34,6 @@ Data quirks handled here (each named in a test):
 from __future__ import annotations
 
 import ast
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -42,7 +41,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from adhere.errors import SpecError
-from adhere.spec import format_location
+from adhere.spec import format_location, parse_json, read_text
 from adhere.suites.manyih._code import parse_quietly
 from adhere.suites.manyih._hierarchy import (
     Tagged,
@@ -228,12 +227,7 @@ def entry_point(sample: CodingSample) -> str:
 
 def load_coding(path: Path) -> list[CodingSample]:
     """Every sample of a coding data file, validated (see the module docstring)."""
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise SpecError(f"cannot read file: {exc.strerror}", file=str(path)) from None
-    except json.JSONDecodeError as exc:
-        raise SpecError(f"invalid JSON: {exc.msg} (line {exc.lineno})", file=str(path)) from None
+    raw = parse_json(read_text(path), file=str(path))
     if isinstance(raw, dict) and "data" in raw:
         records, prefix = raw["data"], "data"
     elif isinstance(raw, list):

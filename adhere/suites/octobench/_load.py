@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from adhere.core import Check, CheckKind, Instance, Source, VerifierRef, Workspace
 from adhere.errors import SpecError
-from adhere.spec import format_location, iter_jsonl
+from adhere.spec import data_path, format_location, iter_jsonl
 
 MAX_WORKSPACE_FILE = 1_000_000
 """Larger workspace files are skipped (with a note in the instance metadata)."""
@@ -125,6 +125,13 @@ def read_workspace_dir(root: Path) -> dict[str, str]:
     return files
 
 
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # e.g. a name longer than the file system allows: no such directory
+        return False
+
+
 def to_instance(
     raw: RawInstance, *, base_dir: Path, workspaces: Path | None, where: str
 ) -> Instance:
@@ -163,15 +170,15 @@ def to_instance(
         layers = [raw.workspace] if isinstance(raw.workspace, str) else raw.workspace
         files: dict[str, str] = {}
         for n, layer in enumerate(layers):
-            root = (base_dir / layer).resolve()
+            field = "workspace" if isinstance(raw.workspace, str) else f"workspace[{n}]"
+            root = data_path(layer, base_dir=base_dir, file=where, field=field).resolve()
             if not root.is_dir():
-                field = "workspace" if isinstance(raw.workspace, str) else f"workspace[{n}]"
                 raise SpecError(
                     f"workspace directory {root} does not exist", file=where, field=field
                 )
             files.update(read_workspace_dir(root))
         workspace = Workspace(files=files, image=raw.image)
-    elif workspaces is not None and (workspaces / raw.instance_id).is_dir():
+    elif workspaces is not None and _is_dir(workspaces / raw.instance_id):
         root = (workspaces / raw.instance_id).resolve()
         workspace = Workspace(files=read_workspace_dir(root), path=str(root), image=raw.image)
     return Instance(

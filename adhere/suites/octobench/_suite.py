@@ -15,7 +15,7 @@ from typing import Any
 from adhere.core import Instance, Trajectory, Verdict
 from adhere.errors import SpecError, UnknownConversation
 from adhere.judging import load_bindings, validate_checks
-from adhere.spec import BenchmarkSpec
+from adhere.spec import BenchmarkSpec, data_path
 from adhere.suites._registry import WrongItem, suite
 from adhere.suites.octobench._load import load_octobench
 
@@ -45,9 +45,9 @@ class OctoBenchSuite:
         path = Path(spec.source.path)
         path = path if path.is_absolute() else base_dir / path
         workspaces = None
-        if self.workspaces:
-            workspaces = Path(self.workspaces)
-            workspaces = workspaces if workspaces.is_absolute() else base_dir / workspaces
+        if self.workspaces is not None:
+            field = "spec.options.workspaces"
+            workspaces = data_path(self.workspaces, base_dir=base_dir, file=file, field=field)
             if not workspaces.is_dir():
                 raise SpecError(
                     f"directory {workspaces} does not exist",
@@ -55,10 +55,11 @@ class OctoBenchSuite:
                     field="spec.options.workspaces",
                 )
         instances = load_octobench(path, workspaces=workspaces)
-        if self.bindings:
-            bindings_path = Path(self.bindings)
-            if not bindings_path.is_absolute():
-                bindings_path = base_dir / bindings_path
+        if self.bindings is not None:
+            field = "spec.options.bindings"
+            bindings_path = data_path(self.bindings, base_dir=base_dir, file=file, field=field)
+            if not bindings_path.is_file():
+                raise SpecError(f"file {bindings_path} does not exist", file=file, field=field)
             bindings = load_bindings(bindings_path)
             instances = [bindings.bind_instance(i) for i in instances]
         for instance in instances:

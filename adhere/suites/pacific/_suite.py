@@ -98,24 +98,70 @@ def wrong_value(value: int | str) -> int | str:
     return flipped if flipped != value else value + "x"
 
 
+_INT_LISTS = ("instructions", "lengths")
+_WORDS = ("mode", "kind")
+MAX_PER_LANGUAGE = 1000
+"""Most samples per language and cell (the paper uses 33)."""
+MAX_SAMPLES = 50_000
+"""Most samples one Benchmark may generate."""
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _param_value(name: str, value: Any) -> Any:
+    """``value`` in the type the generator takes; ValueError saying what was expected."""
+    if name in _INT_LISTS or name == "languages":
+        items = value if isinstance(value, list) else [value]
+        ok = _is_int if name in _INT_LISTS else (lambda v: isinstance(v, str))
+        if not items or not all(ok(v) for v in items):
+            kind = "an integer" if name in _INT_LISTS else "a language name"
+            raise ValueError(f"expected {kind} or a non-empty list of them, got {value!r}")
+        if len(set(items)) != len(items):
+            raise ValueError(f"a value is listed twice in {value!r}")
+        return tuple(items)
+    if name in _WORDS:
+        if not isinstance(value, str):
+            raise ValueError(f"expected a word, got {value!r}")
+        return value
+    if not _is_int(value):
+        raise ValueError(f"expected an integer, got {value!r}")
+    if name == "per_language" and not 1 <= value <= MAX_PER_LANGUAGE:
+        raise ValueError(f"expected 1 to {MAX_PER_LANGUAGE} samples per language, got {value}")
+    return value
+
+
 def _params(raw: dict[str, Any], file: str) -> GeneratorParams:
     kwargs: dict[str, Any] = {}
     for key, value in raw.items():
+        where = f"spec.source.generate.{key}"
         if key not in _GENERATE_KEYS:
             raise SpecError(
                 f"unknown generator parameter; expected one of {sorted(set(_GENERATE_KEYS))}",
                 file=file,
-                field=f"spec.source.generate.{key}",
+                field=where,
             )
         name = _GENERATE_KEYS[key]
-        if name in ("instructions", "lengths", "languages") and not isinstance(value, list):
-            value = [value]
-        kwargs[name] = tuple(value) if isinstance(value, list) else value
+        if name in kwargs:
+            raise SpecError(f"{name!r} is given twice (as {key!r} too)", file=file, field=where)
+        try:
+            kwargs[name] = _param_value(name, value)
+        except ValueError as exc:
+            raise SpecError(str(exc), file=file, field=where) from None
     try:
         params = GeneratorParams(**kwargs)
         params.validate()
     except SpecError as exc:
-        raise SpecError(str(exc), file=file, field=f"spec.source.generate.{exc.field}") from None
+        raise SpecError(exc.message, file=file, field=f"spec.source.generate.{exc.field}") from None
+    cells = len(params.instructions) * len(params.lengths)
+    total = cells * len(params.resolved_languages()) * params.per_language
+    if total > MAX_SAMPLES:
+        raise SpecError(
+            f"these parameters ask for {total:,} samples; at most {MAX_SAMPLES:,} per Benchmark",
+            file=file,
+            field="spec.source.generate",
+        )
     return params
 
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import ast
 import base64
 import io
-import json
 import pickle
 import zlib
 from collections.abc import Iterable
@@ -35,7 +34,7 @@ import yaml
 from pydantic import ValidationError
 
 from adhere.errors import SpecError
-from adhere.spec import format_location
+from adhere.spec import format_location, parse_json, parse_yaml, read_text
 from adhere.suites.vericode._task import Task, TaskTests, derive_tags, safe_id
 
 __all__ = ["TaskFormat", "builtin_tasks", "load_tasks", "parse_task"]
@@ -58,27 +57,17 @@ def builtin_tasks() -> list[Task]:
 
 
 def _records(path: Path) -> Iterable[tuple[str, Any]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SpecError(f"cannot read the task file: {exc.strerror}", file=str(path)) from None
+    text = read_text(path)
     if path.suffix in (".yaml", ".yml"):
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise SpecError(f"invalid YAML: {exc}", file=str(path)) from None
+        data = parse_yaml(text, file=str(path))
         if not isinstance(data, list):
             raise SpecError("expected a YAML list of tasks", file=str(path))
         for i, item in enumerate(data):
             yield f"{path}[{i}]", item
         return
     for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            yield f"{path}:{number}", json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise SpecError(f"invalid JSON: {exc.msg}", file=f"{path}:{number}") from None
+        if line.strip():
+            yield f"{path}:{number}", parse_json(line, file=str(path), line=number)
 
 
 def detect_format(record: dict[str, Any]) -> TaskFormat:
@@ -183,11 +172,11 @@ def _cases(raw: Any, where: str, field: str) -> list[dict[str, Any]]:
         return []
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
-        except json.JSONDecodeError:
+            raw = parse_json(raw, file=where)
+        except SpecError:
             try:
                 packed = zlib.decompress(base64.b64decode(raw))
-                raw = json.loads(_PlainUnpickler(io.BytesIO(packed)).load())
+                raw = parse_json(_PlainUnpickler(io.BytesIO(packed)).load(), file=where)
             except Exception as exc:  # any malformed payload: one clear error
                 raise SpecError(
                     f"expected JSON test cases (or base64/zlib/pickled JSON): {exc}",
@@ -203,11 +192,13 @@ def _functional_asserts(cases: list[dict[str, Any]], func: str, where: str) -> s
     lines = []
     for case in cases:
         try:
-            args = [json.loads(line) for line in str(case["input"]).splitlines() if line.strip()]
-            expected = json.loads(str(case["output"]))
-        except (KeyError, json.JSONDecodeError) as exc:
+            text = str(case["input"])
+            args = [parse_json(line, file=where) for line in text.splitlines() if line.strip()]
+            expected = parse_json(str(case["output"]), file=where)
+        except (KeyError, SpecError) as exc:
+            message = exc.message if isinstance(exc, SpecError) else f"no {exc}"
             raise SpecError(
-                f"functional test case is not JSON: {exc}", file=where, field="test_cases"
+                f"functional test case is not JSON: {message}", file=where, field="test_cases"
             ) from None
         lines.append(f"assert Solution().{func}(*{args!r}) == {expected!r}")
     return "\n".join(lines) + "\n"
@@ -227,7 +218,12 @@ def _from_livecodebench(record: dict[str, Any], where: str) -> dict[str, Any]:
     if functional:
         meta = record.get("metadata") or {}
         if isinstance(meta, str):
-            meta = json.loads(meta or "{}")
+            try:
+                meta = parse_json(meta or "{}", file=where)
+            except SpecError as exc:
+                raise SpecError(exc.message, file=where, field="metadata") from None
+        if not isinstance(meta, dict):
+            raise SpecError("expected an object (or its JSON text)", file=where, field="metadata")
         func = str(meta.get("func_name") or "")
         if not func:
             raise SpecError(
@@ -240,15 +236,28 @@ def _from_livecodebench(record: dict[str, Any], where: str) -> dict[str, Any]:
         prompt += f"\n\nComplete this starter code:\n```python\n{starter.rstrip()}\n```"
         kind, entry = "function", func
     else:
+        for n, case in enumerate(cases):
+            missing = [key for key in ("input", "output") if key not in case]
+            if missing:
+                raise SpecError(
+                    f"test case {n + 1} has no {' or '.join(missing)}",
+                    file=where,
+                    field="test_cases",
+                )
         tests = {"mode": "io", "cases": [(str(c["input"]), str(c["output"])) for c in cases]}
         prompt += "\n\nRead the input from standard input and write the answer to standard output."
         kind, entry = "program", "main"
+    try:
+        checked_tests = TaskTests.model_validate(tests).model_dump()
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise SpecError(err["msg"], file=where, field="test_cases") from None
     return {
         "id": safe_id(qid),
         "prompt": prompt,
         "entry_point": entry,
         "kind": kind,
-        "tests": TaskTests.model_validate(tests).model_dump(),
+        "tests": checked_tests,
         "solution": None,
         "source": "livecodebench",
     }

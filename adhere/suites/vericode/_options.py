@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from adhere.errors import SpecError
+from adhere.spec import parse_json, read_text
 from adhere.suites.vericode._catalog import by_id
 from adhere.suites.vericode._instruction import validate_params
 from adhere.suites.vericode._select import Selection
@@ -62,13 +62,13 @@ def _is_int(value: object, minimum: int | None) -> bool:
 def read_selections(path: Path) -> list[Selection] | None:
     """The selections of a file written by ``adhere generate vericode`` (``None``: not one)."""
     selections = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
-        except json.JSONDecodeError:
-            return None
+            data = parse_json(line, file=str(path), line=number)
+        except SpecError:
+            return None  # not a selections file: read as a task file, which names the line
         if not (isinstance(data, dict) and "task" in data and "instructions" in data):
             return None
         try:
@@ -84,7 +84,15 @@ def read_selections(path: Path) -> list[Selection] | None:
 def _revalidated(selection: Selection, where: str) -> Selection:
     """The selection with known instruction ids and parameters passed through the rules."""
     chosen = []
+    seen: set[str] = set()
     for index, item in enumerate(selection.instructions):
+        if item.id in seen:
+            raise SpecError(
+                f"instruction {item.id!r} is chosen twice",
+                file=where,
+                field=f"instructions.{index}.id",
+            )
+        seen.add(item.id)
         try:
             instruction = by_id(item.id)
         except KeyError as exc:

@@ -48,7 +48,7 @@ from adhere.core import (
 )
 from adhere.errors import SpecError
 from adhere.metrics import ScoredTrial, Table
-from adhere.spec import BenchmarkSpec
+from adhere.spec import BenchmarkSpec, data_path
 from adhere.suites._registry import WrongItem, suite
 from adhere.suites.vericode._catalog import by_id
 from adhere.suites.vericode._checks import CUSTOM_CHECKS, extract_code, has_code
@@ -213,7 +213,13 @@ class VeriCodeSuite:
         tasks_from: str | None = None
         if spec.source.generate is not None:
             raw = dict(spec.source.generate)
-            tasks_from = str(raw.pop("tasks", "builtin"))
+            tasks_from = raw.pop("tasks", "builtin")
+            if not isinstance(tasks_from, str):
+                raise SpecError(
+                    "expected 'builtin' or a task file path",
+                    file=file,
+                    field="spec.source.generate.tasks",
+                )
             unknown = sorted(set(raw) - _OPTIONS)
             if unknown:
                 raise SpecError(
@@ -227,7 +233,8 @@ class VeriCodeSuite:
             tasks_from = spec.source.path
         else:
             raise SpecError("VeriCode reads 'path' or 'generate'", file=file, field="spec.source")
-        selections = self._selections(tasks_from, base_dir, options, file)
+        field = "spec.source.generate.tasks" if spec.source.generate else "spec.source.path"
+        selections = self._selections(tasks_from, base_dir, options, file, field)
         limit = options.get("limit")
         if limit is not None:
             selections = selections[:limit]
@@ -238,15 +245,14 @@ class VeriCodeSuite:
 
     @staticmethod
     def _selections(
-        where: str, base_dir: Path, options: Mapping[str, Any], file: str
+        where: str, base_dir: Path, options: Mapping[str, Any], file: str, field: str
     ) -> list[Selection]:
         k, seed = options["k"], options["seed"]
         if where == "builtin":
             return [select_deterministic(t, k, seed) for t in builtin_tasks()]
-        path = Path(where)
-        path = path if path.is_absolute() else base_dir / path
+        path = data_path(where, base_dir=base_dir, file=file, field=field)
         if not path.is_file():
-            raise SpecError(f"{path} does not exist", file=file, field="spec.source.path")
+            raise SpecError(f"{path} does not exist", file=file, field=field)
         selections = read_selections(path)
         if selections is not None:
             return selections

@@ -11,6 +11,7 @@ directly (plain JSON, not adhere's metrics code).
 """
 
 import asyncio
+import itertools
 import json
 import math
 from collections import defaultdict
@@ -191,3 +192,77 @@ def expected_isr_regression(store: Path, model: str, source_prefix: str) -> tupl
     tail = sum(math.comb(n, k) for k in range(min(worse, better) + 1))
     p = 1.0 if n == 0 else min(1.0, 2 * tail / 2**n)
     return sum(deltas) / len(deltas), p
+
+
+SOURCE_PREFIXES = {"all": "", "SP": "SP_", "UserQuery": "UQ_"}
+
+
+def _enumerated_sign_flip(differences: list[float]) -> float:
+    """Exact two-sided p: share of the 2^k sign patterns with |Σ ± d| ≥ |Σ d|."""
+    observed = abs(sum(differences))
+    patterns = list(itertools.product((1, -1), repeat=len(differences)))
+    extreme = sum(
+        abs(sum(s * d for s, d in zip(signs, differences, strict=True))) >= observed - 1e-9
+        for signs in patterns
+    )
+    return extreme / len(patterns)
+
+
+def _bh(p_values: list[float]) -> list[float]:
+    """Benjamini–Hochberg by hand: p·m/rank, then the running minimum from the largest."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [0.0] * m
+    running = 1.0
+    for rank in range(m, 0, -1):
+        i = order[rank - 1]
+        running = min(running, p_values[i] * m / rank)
+        adjusted[i] = running
+    return adjusted
+
+
+def expected_regressions(store: Path, threshold: float = 0.05, alpha: float = 0.05) -> dict:
+    """(model, source) → metric → (Δ, p, p adjusted, flagged), from the stored files.
+
+    Every instance has one pair here (one scaffold, one repeat): ISR by McNemar's exact
+    test, CSR by the sign-flip test over instances (all 2^8 patterns), Benjamini–Hochberg
+    over every (model, source, metric) with a pair.
+    """
+    before, after = trial_files(store, "base"), trial_files(store, "cand")
+    rows: dict = {}
+    for model in sorted({key[0] for key in after if key in before}):
+        for source, prefix in SOURCE_PREFIXES.items():
+            isr, csr = [], []
+            for key, files in sorted(after.items()):
+                if key[0] != model or key not in before:
+                    continue
+                sides = []
+                for side in (before[key], files):
+                    kept = [
+                        v
+                        for v in side["verdicts"]
+                        if v["check_id"].startswith(prefix) and v["result"] != "n/a"
+                    ]
+                    passed = sum(v["result"] == "pass" for v in kept)
+                    sides.append((passed == len(kept), passed / len(kept)) if kept else None)
+                if sides[0] is None or sides[1] is None:
+                    continue
+                isr.append(int(sides[1][0]) - int(sides[0][0]))
+                csr.append(sides[1][1] - sides[0][1])
+            if not isr:
+                continue
+            worse, better = isr.count(-1), isr.count(1)
+            n = worse + better
+            tail = sum(math.comb(n, k) for k in range(min(worse, better) + 1))
+            p_isr = 1.0 if n == 0 else min(1.0, 2 * tail / 2**n)
+            p_csr = _enumerated_sign_flip(csr) if any(csr) else 1.0
+            rows[(model, source)] = {
+                "isr": [sum(isr) / len(isr), p_isr],
+                "csr": [sum(csr) / len(csr), p_csr],
+            }
+    family = [(row, metric) for row in rows for metric in ("isr", "csr")]
+    adjusted = _bh([rows[row][metric][1] for row, metric in family])
+    for (row, metric), p in zip(family, adjusted, strict=True):
+        delta = rows[row][metric][0]
+        rows[row][metric] = (delta, rows[row][metric][1], p, delta <= -threshold and p < alpha)
+    return rows

@@ -29,6 +29,7 @@ from tests.integration.exporter.exporter_rollouts import (
     build_rollouts,
     expected_isr_regression,
     expected_rates,
+    expected_regressions,
     trial_files,
 )
 
@@ -257,18 +258,34 @@ def test_regression_series_against_the_baseline(store, prometheus) -> None:
             assert prometheus.value(f"adhere_regression_delta{{{where}}}") == pytest.approx(
                 expected
             )
-    delta, p_mcnemar = expected_isr_regression(store, "drifting", "")
-    assert delta <= -0.05 and p_mcnemar < 0.05  # drifting is flagged over all checks too
-    where = 'rollout="cand",model="drifting",source="all",metric="isr"'
-    assert prometheus.value(f"adhere_regression_flag{{{where}}}") == 1
+    # Every row's p-values, corrected as one family, and the flags, against the same
+    # computed from the stored files (McNemar, enumerated sign flips, BH by hand).
+    expected = expected_regressions(store)
+    assert expected[("drifting", "SP")]["isr"][3]  # the SP drop survives the correction
+    for (model, source), metrics in expected.items():
+        for metric, (delta, p, adjusted, flagged) in metrics.items():
+            where = f'rollout="cand",model="{model}",source="{source}",metric="{metric}"'
+            assert prometheus.value(f"adhere_regression_delta{{{where}}}") == pytest.approx(delta)
+            test = "mcnemar" if metric == "isr" else "permutation"
+            assert prometheus.value(f'adhere_regression_p_value{{{where},test="{test}"}}') == (
+                pytest.approx(p)
+            )
+            assert prometheus.value(f"adhere_regression_p_adjusted{{{where}}}") == (
+                pytest.approx(adjusted)
+            )
+            assert prometheus.value(f"adhere_regression_flag{{{where}}}") == int(flagged)
     steady = prometheus.query('adhere_regression_flag{rollout="cand",model="steady"} == 1')
     assert steady == []
     assert prometheus.value('adhere_regression_pairs{model="drifting",source="all"}') == 8
+    assert prometheus.value('adhere_regression_instances{model="drifting",source="all"}') == 8
+    assert (
+        prometheus.value('adhere_regression_insufficient_data{model="drifting",source="all"}') == 0
+    )
     # flaky and broken are not in the baseline: no pairs, no series.
     assert prometheus.query('adhere_regression_delta{model=~"flaky|broken"}') == []
 
 
-def test_alert_rules_load_and_a_regression_goes_pending(prometheus) -> None:
+def test_alert_rules_load_and_a_regression_goes_pending(store, prometheus) -> None:
     groups = prometheus.client.get("/api/v1/rules").json()["data"]["groups"]
     rules = [r for g in groups for r in g["rules"]]
     assert rules and all(r["health"] == "ok" for r in rules), rules
@@ -280,9 +297,16 @@ def test_alert_rules_load_and_a_regression_goes_pending(prometheus) -> None:
             break
         time.sleep(0.2)
     assert {(a["labels"]["model"], a["state"]) for a in pending} == {("drifting", "pending")}
-    # SP: ISR 100% → 0% on 8 pairs; all: the judged check fails on some in both, still
-    # significant (computed in test_regression_series_against_the_baseline).
-    assert {a["labels"]["source"] for a in pending} == {"all", "SP"}
+    # SP: ISR 100% → 0% on 8 pairs, significant after the correction; the rows that
+    # fire are those the stored files say are flagged.
+    flagged = {
+        (source, metric)
+        for (model, source), metrics in expected_regressions(store).items()
+        for metric, (*_, is_flagged) in metrics.items()
+        if is_flagged
+    }
+    assert ("SP", "isr") in flagged
+    assert {(a["labels"]["source"], a["labels"]["metric"]) for a in pending} == flagged
 
 
 def _exprs(dashboard: dict) -> list[tuple[str, str]]:
@@ -336,14 +360,26 @@ def test_compare_command_prints_and_writes_the_same_analysis(store, tmp_path: Pa
         "--fail-on-regression",
     )
     assert proc.returncode == 1, proc.stderr  # a regression is flagged
-    assert "REGRESSED ISR, CSR" in proc.stdout
+    assert "REGRESSED" in proc.stdout
     assert "16 of 32 candidate trials have no counterpart" in proc.stdout
     report = out.read_text()
-    assert "**2 regression(s):** drifting / all, drifting / SP" in report
-    row = next(line for line in report.splitlines() if line.startswith("| drifting | SP |"))
+    expected = expected_regressions(store)
+    flagged = [
+        f"{m} / {s}" for (m, s), metrics in expected.items() if any(v[3] for v in metrics.values())
+    ]
+    assert f"**{len(flagged)} regression(s):** {', '.join(flagged)}" in report
+    lines = report.splitlines()
+    header = [
+        c.strip() for c in next(x for x in lines if x.startswith("| model")).strip("|").split("|")
+    ]
+    row = next(line for line in lines if line.startswith("| drifting | SP |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[2:6] == ["8", "100.0%", "0.0%", "-100.0 pp"]
-    assert cells[7] == f"{2 / 2**8:.3g}"  # McNemar
+    assert cells[2:4] == ["8", "8"]  # instances, pairs
+    assert cells[4].startswith("100.0% [") and cells[5].startswith("0.0% [")
+    assert cells[6].startswith("-100.0 pp")
+    assert (cells[7], cells[8]) == ("mcnemar", f"{2 / 2**8:.3g}")
+    assert cells[9] == f"{expected[('drifting', 'SP')]['isr'][2]:.3g}"  # adjusted
+    assert header[9] == "p adj."
     same = compare_stores(open_run(store / "base"), open_run(store / "base"))
     assert same.rows and not same.regressed
     assert all(r.regression.isr.delta == 0 == r.regression.csr.delta for r in same.rows)

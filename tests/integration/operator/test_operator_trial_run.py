@@ -44,6 +44,13 @@ async def test_one_trial_through_the_sidecar_proxy_with_the_key_from_its_env(
         await server.stop()
     assert result.status == "ok", result.error
     assert result.calls >= 1 and result.attempt == 1
+    # A pod's result records the config it ran under, as a local run's does.
+    assert result.fingerprint and set(result.fingerprint_parts) == {
+        "endpoint",
+        "scaffold",
+        "instance",
+        "suite",
+    }
     calls = store.read_calls(trials[0])
     assert calls and all(c["status"] == 200 for c in calls)  # the key reached the endpoint
     verdicts = store.read_verdicts(trials[0])

@@ -116,6 +116,8 @@ def test_a_run_against_an_unreachable_store_fails_clearly(tmp_path: Path, write_
     proc = run_cli("run", str(path), "--quiet")
     assert proc.returncode == 2
     assert time.monotonic() - started < 60
-    assert f"cannot write s3://{BUCKET}/runs/r/rollout.yaml" in proc.stderr
+    # The first thing a run touches is the stored result of its first trial (is it
+    # finished, and under which config?), before it writes the spec snapshot.
+    assert f"cannot look up s3://{BUCKET}/runs/r/trials/oracle/chat/" in proc.stderr
     assert f"http://127.0.0.1:{port} did not answer after 2 attempts" in proc.stderr
     assert PLANTED_SECRET not in proc.stderr and "Traceback" not in proc.stderr

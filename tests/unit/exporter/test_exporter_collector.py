@@ -110,11 +110,17 @@ def test_regression_against_the_spec_baseline(tmp_path: Path) -> None:
     assert sample(registry, "adhere_regression_delta", **where, source="UserQuery") == 0
     p = sample(registry, "adhere_regression_p_value", **where, source="SP", test="mcnemar")
     assert p == pytest.approx(2 / 64)
+    # One family: ISR and CSR of `all`, SP (each 2/64) and UserQuery (each 1). BH: the
+    # four smallest become 2/64 · 6/4.
+    adjusted = sample(registry, "adhere_regression_p_adjusted", **where, source="SP")
+    assert adjusted == pytest.approx(2 / 64 * 6 / 4)
     assert sample(registry, "adhere_regression_flag", **where, source="SP") == 1
     assert sample(registry, "adhere_regression_flag", **where, source="UserQuery") == 0
     assert sample(registry, "adhere_regression_pairs", **{**where, "source": "all"}) is None
     del where["metric"]
     assert sample(registry, "adhere_regression_pairs", **where, source="all") == 6
+    assert sample(registry, "adhere_regression_instances", **where, source="all") == 6
+    assert sample(registry, "adhere_regression_insufficient_data", **where, source="all") == 0
     # The CLI's --baseline (settings.baselines) names a baseline the spec does not.
     registry = CollectorRegistry()
     settings = ExporterSettings(baselines={"old": "new"}, regression_threshold=0.5)
@@ -122,6 +128,23 @@ def test_regression_against_the_spec_baseline(tmp_path: Path) -> None:
     where = {"rollout": "old", "baseline": "new", "model": "m", "metric": "isr", "source": "SP"}
     assert sample(registry, "adhere_regression_delta", **where) == 1
     assert sample(registry, "adhere_regression_flag", **where) == 0  # an improvement
+
+
+def test_regression_of_one_instance_is_insufficient_data_not_a_flag(tmp_path: Path) -> None:
+    # The same rule as `adhere compare`: one shared instance supports no test.
+    write_rollout(tmp_path, "old", {"m": [("pass", "pass")]})
+    write_rollout(tmp_path, "new", {"m": [("fail", "fail")]}, baseline="old")
+    registry = CollectorRegistry()
+    StoreCollector(FileStore(tmp_path), registry=registry)
+    where = {"rollout": "new", "baseline": "old", "model": "m", "source": "all"}
+    assert sample(registry, "adhere_regression_insufficient_data", **where) == 1
+    assert sample(registry, "adhere_regression_delta", **where, metric="isr") == -1
+    assert sample(registry, "adhere_regression_flag", **where, metric="isr") == 0
+    assert sample(registry, "adhere_regression_flag", **where, metric="csr") == 0
+    for test in ("mcnemar", "permutation"):
+        p = sample(registry, "adhere_regression_p_value", **where, metric="isr", test=test)
+        assert p is None
+    assert sample(registry, "adhere_regression_p_adjusted", **where, metric="isr") is None
 
 
 def test_refresh_is_cached_for_the_ttl(tmp_path: Path) -> None:

@@ -36,6 +36,18 @@ def test_cohen_kappa_textbook_example():
     assert cohen_kappa(a, b) == pytest.approx(0.4)
 
 
+def test_cohen_kappa_three_labels_by_hand():
+    # 100 items over pass / fail / n/a. Diagonal 25 + 20 + 34 → p_o = 0.79; A's totals
+    # 30 / 30 / 40, B's 30 / 27 / 43 → p_e = (900 + 810 + 1720) / 10⁴ = 0.343.
+    table = {
+        ("p", "p"): 25, ("p", "f"): 2, ("p", "n"): 3,
+        ("f", "p"): 4, ("f", "f"): 20, ("f", "n"): 6,
+        ("n", "p"): 1, ("n", "f"): 5, ("n", "n"): 34,
+    }  # fmt: skip
+    a, b = from_table(table)
+    assert cohen_kappa(a, b) == pytest.approx((0.79 - 0.343) / (1 - 0.343))
+
+
 def test_cohen_kappa_perfect_chance_and_worse_than_chance():
     assert cohen_kappa(["p", "f", "p"], ["p", "f", "p"]) == pytest.approx(1.0)
     # Observed 0.5 = expected 0.5 → 0.

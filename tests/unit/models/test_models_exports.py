@@ -21,6 +21,7 @@ def test_client_package_exports():
         "ServeContext",
         "Served",
         "backoff_delay",
+        "check_endpoint",
         "open_client",
         "parse_retry_after",
         "provider",
