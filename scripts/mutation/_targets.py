@@ -45,6 +45,10 @@ DEFAULT_MODULES: tuple[str, ...] = (
     "adhere/suites/vericode/_checks.py",
     "adhere/suites/guidebench/_normalize.py",
     "adhere/runner/_fingerprint.py",
+    # Regression statistics (last: the slowest tests).
+    "adhere/metrics/_pairing.py",
+    "adhere/metrics/_significance.py",
+    "adhere/metrics/_intervals.py",
     "adhere/metrics/_regression.py",
 )
 
@@ -75,7 +79,26 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "adhere/metrics/_delta.py",
         ("tests/unit/test_metrics_delta.py", "tests/unit/test_metrics_rates.py"),
     ),
-    ("adhere/metrics/_regression.py", ("tests/unit/test_metrics_regression.py",)),
+    (
+        "adhere/metrics/_regression.py",
+        (
+            "tests/unit/test_metrics_regression.py",
+            "tests/unit/test_metrics_significance.py",
+            "tests/unit/test_metrics_intervals.py",
+        ),
+    ),
+    (
+        "adhere/metrics/_pairing.py",
+        ("tests/unit/test_metrics_regression.py", "tests/unit/test_bad_input.py"),
+    ),
+    (
+        "adhere/metrics/_significance.py",
+        ("tests/unit/test_metrics_significance.py", "tests/unit/test_metrics_regression.py"),
+    ),
+    (
+        "adhere/metrics/_intervals.py",
+        ("tests/unit/test_metrics_intervals.py", "tests/unit/test_metrics_regression.py"),
+    ),
     (
         "adhere/judging/_judge_reply.py",
         ("tests/unit/judging/test_judge_reply.py", "tests/unit/judging/test_judge_policy.py"),
@@ -107,7 +130,11 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     (
         "adhere/runner/_fingerprint.py",
-        ("tests/unit/runner/test_fingerprint.py", "tests/unit/runner/test_reuse.py"),
+        (
+            "tests/unit/runner/test_fingerprint.py",
+            "tests/unit/runner/test_fingerprint_parts.py",
+            "tests/unit/runner/test_reuse.py",
+        ),
     ),
 )
 
