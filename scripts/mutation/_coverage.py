@@ -139,7 +139,9 @@ def select_tests(
 ) -> tuple[str, ...]:
     """The tests to run for a mutant touching ``lines``: node ids, files, or ``all_tests``.
 
-    Empty when no test ran any of the lines.
+    Ordered by the mapping (its first files first, so the tests most specific to the
+    module run first and ``pytest -x`` stops early), then as they ran. Empty when no
+    test ran any of the lines.
     """
     who: set[str] = set()
     for line in lines:
@@ -148,4 +150,17 @@ def select_tests(
         return tuple(all_tests)
     files = {w for w in who if "::" not in w}
     chosen = [t for t in record["order"] if t in who and t.partition("::")[0] not in files]
-    return (*sorted(files), *chosen)
+
+    def rank(test: str) -> int:
+        """The place of the test's file in the mapping: the most specific tests go first."""
+        path = test.partition("::")[0]
+        return next(
+            (
+                i
+                for i, mapped in enumerate(all_tests)
+                if path == mapped or path.startswith(mapped.rstrip("/") + "/")
+            ),
+            len(all_tests),
+        )
+
+    return tuple(sorted([*sorted(files), *chosen], key=rank))

@@ -113,7 +113,16 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("adhere/judging/verifiers/_ruff.py", (*_VERIFIER_TESTS, "tests/unit/vericode")),
     ("adhere/judging/verifiers/*.py", _VERIFIER_TESTS),
-    ("adhere/suites/pacific/_instructions.py", ("tests/unit/pacific",)),
+    (
+        "adhere/suites/pacific/_instructions.py",
+        (
+            "tests/unit/pacific/test_instructions.py",
+            "tests/unit/pacific/test_suite.py",
+            "tests/unit/pacific/test_parse.py",
+            "tests/unit/pacific/test_render.py",
+            "tests/unit/pacific/test_generate.py",
+        ),
+    ),
     (
         "adhere/suites/manyih/_check*.py",
         ("tests/unit/manyih/test_mih_checkers.py", "tests/unit/manyih/test_mih_restyle.py"),

@@ -157,12 +157,14 @@ def _run(repo: str, workdir: Path, request: dict[str, object]) -> dict[str, obje
         _child(repo, request, out_path, probe_path)
     with contextlib.suppress(OSError):
         os.setpgid(pid, pid)
+    _CURRENT[0] = pid
     pidfd = os.pidfd_open(pid)
     ready, _, _ = select.select([pidfd], [], [], timeout)
     if not ready:
         with contextlib.suppress(OSError):
             os.killpg(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
+    _CURRENT[0] = None
     os.close(pidfd)
     seconds = time.monotonic() - start
     code = os.waitstatus_to_exitcode(status) if ready else TIMED_OUT
@@ -187,6 +189,18 @@ def _preload(modules: list[str], forbid: list[str]) -> str:
     return ""
 
 
+_CURRENT: list[int | None] = [None]
+"""The child running now (its process group is its pid)."""
+
+
+def _terminate(_signum: int, _frame: object) -> None:
+    """On SIGTERM: kill the running child's process group, then exit."""
+    if _CURRENT[0] is not None:
+        with contextlib.suppress(OSError):
+            os.killpg(_CURRENT[0], signal.SIGKILL)
+    os._exit(143)
+
+
 def _read_line(conn: socket.socket) -> bytes:
     data = b""
     while not data.endswith(b"\n"):
@@ -206,6 +220,7 @@ def serve(sock_path: str, repo: str) -> None:
     from cosmic_ray.exceptions import CosmicRayTestingException
 
     builtins.CosmicRayTestingException = CosmicRayTestingException  # type: ignore[attr-defined]
+    signal.signal(signal.SIGTERM, _terminate)
     workdir = Path(sock_path).parent
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     with contextlib.suppress(FileNotFoundError):
@@ -235,10 +250,11 @@ class WorkerClient:
         self._sock_path = sock_path
         self._proc = proc
 
-    def _ask(self, request: dict[str, object]) -> dict[str, object]:
+    def _ask(self, request: dict[str, object], timeout: float | None = None) -> dict[str, object]:
         if self._proc.poll() is not None:
             raise RuntimeError(f"the mutation worker exited with code {self._proc.returncode}")
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(timeout)
             conn.connect(str(self._sock_path))
             conn.sendall(json.dumps(request).encode() + b"\n")
             line = _read_line(conn)
@@ -292,14 +308,16 @@ class WorkerClient:
         return str(reply.get("problem", ""))
 
     def stop(self) -> None:
-        """Ask the worker to exit; kill it if it does not within 10 s."""
+        """Ask the worker to exit; if it is busy, terminate it (it kills its child first)."""
         with contextlib.suppress(OSError, RuntimeError):
-            self._ask({"op": "stop"})
-        try:
-            self._proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.wait()
+            self._ask({"op": "stop"}, timeout=5.0)
+        for ending in (self._proc.terminate, self._proc.kill):
+            try:
+                self._proc.wait(timeout=10)
+                return
+            except subprocess.TimeoutExpired:
+                ending()
+        self._proc.wait()
 
 
 @contextlib.contextmanager
