@@ -55,7 +55,9 @@ def test_tests_are_chosen_by_who_ran_the_lines() -> None:
     everything = ("t.py", "u.py")
     assert select_tests(record, [5], everything) == ("t.py::a",)
     assert select_tests(record, [5, 6], everything) == ("t.py::b", "t.py::a")  # run order
-    assert select_tests(record, [6, 7], everything) == ("u.py", "t.py::b", "t.py::a")
+    # the mapping's order first (t.py before u.py), then the order the tests ran
+    assert select_tests(record, [6, 7], everything) == ("t.py::b", "t.py::a", "u.py")
+    assert select_tests(record, [6, 7], ("u.py", "t.py")) == ("u.py", "t.py::b", "t.py::a")
     assert select_tests(record, [5, 9], everything) == everything  # import-time code
     assert select_tests(record, [8], everything) == ()  # nobody ran it
 
