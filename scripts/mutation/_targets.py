@@ -119,8 +119,6 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tests/unit/pacific/test_instructions.py",
             "tests/unit/pacific/test_suite.py",
             "tests/unit/pacific/test_parse.py",
-            "tests/unit/pacific/test_render.py",
-            "tests/unit/pacific/test_generate.py",
         ),
     ),
     (
