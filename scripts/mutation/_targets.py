@@ -123,7 +123,11 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     (
         "adhere/suites/manyih/_check*.py",
-        ("tests/unit/manyih/test_mih_checkers.py", "tests/unit/manyih/test_mih_restyle.py"),
+        (
+            "tests/unit/manyih/test_mih_checkers.py",
+            "tests/unit/manyih/test_mih_check_edges.py",
+            "tests/unit/manyih/test_mih_restyle.py",
+        ),
     ),
     ("adhere/suites/vericode/_checks.py", ("tests/unit/vericode",)),
     (
