@@ -69,8 +69,13 @@ def describe(source: str, mutated: str) -> tuple[int, str, str]:
     if not changed:
         return 0, "", ""
     first = changed[0][1] + 1
-    before = " ⏎ ".join(line.strip() for _, i1, i2, _, _ in changed for line in old[i1:i2])
-    after = " ⏎ ".join(line.strip() for _, _, _, j1, j2 in changed for line in new[j1:j2])
+    # Blank lines the rewrite added or dropped (at the end of the file) are no change.
+    before = " ⏎ ".join(
+        line.strip() for _, i1, i2, _, _ in changed for line in old[i1:i2] if line.strip()
+    )
+    after = " ⏎ ".join(
+        line.strip() for _, _, _, j1, j2 in changed for line in new[j1:j2] if line.strip()
+    )
     return first, before, after
 
 

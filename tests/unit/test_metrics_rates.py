@@ -129,6 +129,17 @@ def test_missing_counts_expected_checks_without_a_verdict_not_unexpected_verdict
     assert score_trial([v("a", "pass")], expected=None).missing == 0
 
 
+def test_a_failed_run_fails_even_a_check_that_passed_before_it_failed() -> None:
+    score = failed_run_score([v("a", "pass"), v("b", "n/a"), v("c", "fail")], expected=None)
+    assert (score.passed, score.applicable, score.not_applicable) == (0, 2, 1)
+
+
+def test_a_trial_score_counts_nothing_missing_or_n_a_unless_told() -> None:
+    assert TrialScore(passed=1, applicable=2, errors=0) == TrialScore(
+        passed=1, applicable=2, errors=0, missing=0, not_applicable=0
+    )
+
+
 def test_a_failed_run_fails_every_check_except_the_n_a_ones() -> None:
     verdicts = [v("a", "error"), v("b", "n/a"), v("c", "error")]
     score = failed_run_score(verdicts, expected=("a", "b", "c", "d"))

@@ -78,6 +78,7 @@ def test_a_mutant_is_described_by_its_first_changed_line() -> None:
     assert describe("a\nb = 1\nc", "a\nb = 2\nc") == (2, "b = 1", "b = 2")
     assert describe("a\n  @property\nc", "a\nc") == (2, "@property", "")
     assert describe("same", "same") == (0, "", "")
+    assert describe("x = (0, 1)\n", "x = (0, 2)") == (1, "x = (0, 1)", "x = (0, 2)")
 
 
 def test_equivalents_match_by_line_and_mutant_with_whitespace_collapsed() -> None:
