@@ -131,6 +131,9 @@ def test_a_duplicated_id_does_not_hide_the_reply_s_other_problems():
         ("unknown_id", "zzz"),
     ]
     assert set(parsed.reasons()) == {"a", "b", "c"}
+    # whatever the order of the ids
+    later = parse_reply(reply(entry("a", "wrong"), entry("c"), entry("c", "fail")), ASKED)
+    assert kinds(later) == [("bad_result", "a"), ("duplicate_id", "c"), ("missing", "b")]
 
 
 def test_entries_after_an_unknown_id_are_still_read():

@@ -100,3 +100,16 @@ def test_scores_grouped_by_two_keys_keep_the_judges_apart() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         chat.isr_mean = 1.0  # type: ignore[misc]
     assert isinstance(chat, PanelScore)
+
+
+def test_scores_by_judge_give_isr_or_csr_as_asked() -> None:
+    """A judge that failed one of two checks: ISR 0, CSR 0.5."""
+    per_judge = {
+        "A": [
+            Verdict(check_id="c1", result="pass", decided_by="judge:A"),
+            Verdict(check_id="c2", result="fail", decided_by="judge:A"),
+        ]
+    }
+    scores = panel_scores(judge_trials({"model": "m"}, "ok", per_judge))
+    assert scores_by_judge(scores, "isr") == {"A": {"m": 0.0}}
+    assert scores_by_judge(scores, "csr") == {"A": {"m": 0.5}}

@@ -1,5 +1,6 @@
 """Trial-result fingerprints: what changes them, what does not, and how changes are named."""
 
+import dataclasses
 import hashlib
 import json
 
@@ -113,6 +114,19 @@ def test_a_change_of_config_changes_exactly_its_part(part, changes) -> None:
     assert before.digest != after.digest
 
 
+def test_non_ascii_content_is_hashed_as_written() -> None:
+    """The canonical JSON keeps characters as they are (UTF-8), so the digest is stable."""
+    french = INSTANCE.model_copy(update={"system_prompt": "Réponds en français, s’il te plaît."})
+    instance = french.model_dump(mode="json")
+    del instance["checks"]
+    assert fingerprint(instance=french).parts["instance"] == sha16(instance)
+
+
+def test_a_fingerprint_is_a_value() -> None:
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fingerprint().parts = {}  # type: ignore[misc]
+
+
 def test_what_decides_no_outcome_leaves_the_fingerprint_alone() -> None:
     """The API key, client limits and an instance's checks do not change a fingerprint."""
     same = fingerprint(
@@ -153,6 +167,10 @@ def test_describe_change_names_each_changed_key_with_old_and_new_values() -> Non
     assert describe_change(before, before) == []
     # A key only one side has is shown against null.
     assert describe_change({"a": 1}, {"b": [1, 2]}) == ["a: 1 → null", "b: null → [1, 2]"]
+    # Values read as written: characters as they are, a mapping's keys in order.
+    assert describe_change({"m": "café"}, {"m": {"z": 1, "a": 2}}) == [
+        'm: "café" → {"a": 2, "z": 1}'
+    ]
 
 
 def test_describe_change_shortens_long_values_to_80_characters() -> None:
