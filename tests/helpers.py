@@ -1,6 +1,9 @@
+import asyncio
 import os
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -87,3 +90,23 @@ def run_cli(
         cwd=ROOT,
         check=False,
     )
+
+
+def wait_until(condition: Callable[[], bool], what: str, *, timeout: float = 60.0) -> None:
+    """Poll ``condition`` (every 20 ms) until it holds; fail naming ``what`` after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout:g} s for {what}")
+        time.sleep(0.02)
+
+
+async def wait_until_async(
+    condition: Callable[[], bool], what: str, *, timeout: float = 10.0
+) -> None:
+    """As :func:`wait_until`, yielding to the event loop between polls."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout:g} s for {what}")
+        await asyncio.sleep(0.001)

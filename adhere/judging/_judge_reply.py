@@ -9,8 +9,10 @@ What is not used, and why (each becomes a :class:`ReplyProblem`):
 
 * reply-level — ``empty``; ``no_json`` (prose only, or text before a bare object);
   ``truncated`` (the JSON, or its fence, stops before it ends — typically the
-  output cap); ``not_json`` (invalid JSON, several fenced blocks, text after the
-  object); ``shape`` (not ``{"verdicts": [...]}``). Every asked id is then missing.
+  output cap: nothing left where the parser failed, an unterminated string, a literal
+  or number cut short); ``not_json`` (invalid JSON, several fenced blocks, text after
+  the object, even one character); ``shape`` (not ``{"verdicts": [...]}``). Every
+  asked id is then missing.
 * per entry — ``unknown_id`` (an id that was not asked: reported and ignored);
   ``duplicate_id`` (an id answered more than once: none of its answers is trusted,
   so it is missing); ``bad_result`` (not ``pass``, ``fail`` or ``n/a``, compared
@@ -118,13 +120,12 @@ def parse_reply(
     try:
         data: Any = json.loads(payload)
     except json.JSONDecodeError as exc:
-        if exc.pos >= len(payload.rstrip()) - 1 or "Unterminated" in exc.msg:
-            kind: ProblemKind = "truncated"
-            message = "the JSON stops before it is complete (cut off?)"
-        elif exc.msg == "Extra data":
-            kind, message = "not_json", "there is text after the JSON object"
+        kind: ProblemKind = "not_json"
+        if exc.msg == "Extra data":
+            message = "there is text after the JSON object"
+        elif _cut_off(payload, exc):
+            kind, message = "truncated", "the JSON stops before it is complete (cut off?)"
         else:
-            kind = "not_json"
             message = f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
         return _unusable(ReplyProblem(kind, message))
     if not isinstance(data, dict) or not isinstance(data.get("verdicts"), list):
@@ -132,6 +133,25 @@ def parse_reply(
             ReplyProblem("shape", 'the JSON is not an object of the form {"verdicts": [...]}')
         )
     return _entries(data["verdicts"], asked, assistant_turns)
+
+
+_NUMBER_TAIL = re.compile(r"-|\.|[eE][+-]?")
+"""What is left of a number cut short where the parser stops: ``-``, ``1.``, ``1e``, ``1e-``."""
+
+
+def _cut_off(payload: str, exc: json.JSONDecodeError) -> bool:
+    """Whether the JSON stops mid-way (typically at the output cap).
+
+    Nothing is left to read where the parser failed, a string is never closed, or a
+    literal or number is cut short (``tr``, ``nul``, ``-``, ``1.``).
+    """
+    rest = payload[exc.pos :]
+    return (
+        not rest
+        or exc.msg.startswith("Unterminated string")
+        or any(word.startswith(rest) for word in ("true", "false", "null"))
+        or _NUMBER_TAIL.fullmatch(rest) is not None
+    )
 
 
 def _extract(text: str) -> tuple[str, ReplyProblem | None]:

@@ -31,7 +31,13 @@ from adhere.operator._planning import (
     storage_for,
 )
 from adhere.operator._rayjob import RAY_GROUP, RAY_PLURAL, RAY_VERSION
-from adhere.operator._reconcile import RetryPolicy, TrialDecision, reconcile_trials
+from adhere.operator._reconcile import (
+    RetryPolicy,
+    TrialDecision,
+    reconcile_trials,
+    wait_after_problem,
+    wait_after_reconcile,
+)
 from adhere.operator._scoring import ScoringPasses
 from adhere.operator._sidecar import uses_sidecar
 from adhere.operator._status import (
@@ -39,8 +45,10 @@ from adhere.operator._status import (
     ScoringView,
     benchmark_status,
     judge_panel_status,
+    keeps_plan,
     previous_status,
     rollout_status,
+    status_changed,
     status_patch,
 )
 from adhere.operator._validate import (
@@ -64,7 +72,6 @@ from adhere.spec import (
 
 log = logging.getLogger(__name__)
 
-RETRY_SECONDS = 5.0
 """Wait after an API or store failure before reconciling again."""
 
 
@@ -209,7 +216,7 @@ class Controller:
                 previous, generation=generation, now=_stamp(now), problem=problem
             )
             await self._patch_status("rollouts", body, status_patch(status))
-            return self.config.idle_interval_seconds if problem.permanent else RETRY_SECONDS
+            return wait_after_problem(problem.permanent, self.config.idle_interval_seconds)
         decision = await self._apply_trials(ref, rollout, plan, now)
         scoring = ScoringView()
         if decision.finished and decision.counts.done:
@@ -225,12 +232,12 @@ class Controller:
         )
         self.progress[name] = status.trials
         await self._patch_status("rollouts", body, status_patch(status))
-        wait = self.config.interval_seconds
-        if status.phase in ("Succeeded", "Failed"):
-            wait = max(wait, self.config.idle_interval_seconds)
-        if decision.requeue_after is not None:
-            wait = min(wait, decision.requeue_after + 0.05)
-        return wait
+        return wait_after_reconcile(
+            status.phase,
+            decision.requeue_after,
+            interval=self.config.interval_seconds,
+            idle_interval=self.config.idle_interval_seconds,
+        )
 
     async def _plan(
         self, body: Mapping[str, Any], ref: RolloutRef
@@ -285,7 +292,7 @@ class Controller:
         plan = await asyncio.to_thread(
             plan_rollout, rollout, benchmark, panel, self.config, plan_id=key, secrets=values
         )
-        if plan.problem is None or plan.problem.permanent:
+        if keeps_plan(plan.problem):
             self.plans[ref.uid] = plan
             log.info("rollout %s/%s planned: %s", ref.namespace, ref.name, plan.note)
         return plan, rollout
@@ -386,7 +393,7 @@ class Controller:
         self, plural: str, body: Mapping[str, Any], status: dict[str, Any]
     ) -> None:
         """Patch the status when it changed."""
-        if _same(body.get("status") or {}, status):
+        if not status_changed(body.get("status") or {}, status):
             return
         meta = body.get("metadata") or {}
         try:
@@ -402,7 +409,3 @@ class Controller:
         except KubeError as exc:
             if exc.status != 404:  # deleted meanwhile: nothing to report on
                 raise
-
-
-def _same(current: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
-    return all(current.get(k) == v for k, v in new.items())

@@ -28,9 +28,10 @@ import kopf
 
 from adhere.errors import AdhereError, KubeError
 from adhere.operator._config import OperatorConfig
-from adhere.operator._controller import RETRY_SECONDS, Controller
+from adhere.operator._controller import Controller
 from adhere.operator._kube import Kube
 from adhere.operator._names import FINALIZER, GROUP, LABEL_ROLLOUT, VERSION
+from adhere.operator._reconcile import RETRY_SECONDS
 from adhere.spec import TrialCounts
 
 log = logging.getLogger(__name__)

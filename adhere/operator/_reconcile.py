@@ -127,3 +127,35 @@ def reconcile_trials(
         decision.requeue_after = min(waits)
     decision.problems.extend(p for p in pod_problems if p.trial_id in running_ids)
     return decision
+
+
+RETRY_SECONDS = 5.0
+"""How soon a passing problem (a store outage, an API error) is retried."""
+
+_REQUEUE_SLACK = 0.05
+"""Looked at again this long after a retry's backoff ends, so the retry is due by then."""
+
+
+def wait_after_problem(permanent: bool, idle_interval: float) -> float:
+    """Seconds until a rollout that could not be planned is looked at again.
+
+    A permanent problem waits for a spec edit (which kicks the rollout anyway): the
+    idle interval; a passing one is retried soon.
+    """
+    return idle_interval if permanent else RETRY_SECONDS
+
+
+def wait_after_reconcile(
+    phase: str, requeue_after: float | None, *, interval: float, idle_interval: float
+) -> float:
+    """Seconds until a planned rollout is looked at again.
+
+    The interval; at least the idle interval once the rollout ``Succeeded`` or
+    ``Failed``; at most until a waiting retry's backoff has passed.
+    """
+    wait = interval
+    if phase in ("Succeeded", "Failed"):
+        wait = max(wait, idle_interval)
+    if requeue_after is not None:
+        wait = min(wait, requeue_after + _REQUEUE_SLACK)
+    return wait

@@ -56,6 +56,15 @@ class PlanProblem:
         return self.reason in PERMANENT_REASONS
 
 
+def keeps_plan(problem: PlanProblem | None) -> bool:
+    """Whether a planning outcome is kept until a spec changes.
+
+    A plan, or a permanent problem (only a spec edit fixes it, and an edit changes
+    the plan's key); a passing problem is planned again on the next look.
+    """
+    return problem is None or problem.permanent
+
+
 @dataclass(frozen=True)
 class ScoringView:
     """Where the scoring pass of the current plan stands.
@@ -344,3 +353,11 @@ def status_patch(status: Any) -> dict[str, Any]:
     """A status model as the JSON the API takes (camelCase)."""
     data: dict[str, Any] = status.model_dump(mode="json", by_alias=True)
     return data
+
+
+def status_changed(current: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether patching ``new`` would change the stored status ``current``.
+
+    Only the keys of ``new`` count: the API server may hold keys the patch leaves alone.
+    """
+    return any(current.get(key) != value for key, value in new.items())

@@ -20,7 +20,7 @@ import hashlib
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -50,11 +50,20 @@ class LeaseLimiter:
     Args:
         limits: The endpoint's limits (``concurrency``, ``requests_per_second``).
         clock: Monotonic clock in seconds; injectable for tests.
+        sleep: Async sleep until a rate slot; injectable for tests (with ``clock``).
     """
 
-    def __init__(self, limits: Limits, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        limits: Limits,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
         self.limits = limits
         self._clock = clock
+        self._sleep = sleep
+        self._waiting = 0
         rate = limits.requests_per_second
         self._rate = RateLimiter(rate, clock=clock) if rate is not None else None
         self._held: set[str] = set()
@@ -81,14 +90,18 @@ class LeaseLimiter:
             wait = self._rate.reserve()
             _log(self._rate_times, now + wait)
             if wait > 0:
-                await asyncio.sleep(wait)
+                await self._sleep(wait)
         else:
             _log(self._rate_times, now)
         changed = self._condition()
         async with changed:
-            await changed.wait_for(
-                lambda: lease in self._given_up or len(self._held) < self.limits.concurrency
-            )
+            self._waiting += 1
+            try:
+                await changed.wait_for(
+                    lambda: lease in self._given_up or len(self._held) < self.limits.concurrency
+                )
+            finally:
+                self._waiting -= 1
             if lease in self._given_up:
                 self._given_up.discard(lease)
                 return False
@@ -113,7 +126,9 @@ class LeaseLimiter:
         return self.limits.concurrency, self.limits.requests_per_second
 
     def stats(self) -> dict[str, Any]:
-        """Leases granted, held now and at most at once; recent rate-slot and grant times.
+        """Leases granted, held, held at most, waiting; recent rate-slot and grant times.
+
+        ``waiting`` counts callers past their rate slot waiting for a concurrency slot.
 
         A caller is given a send time by the rate limiter (``rate_times``, at least
         ``1 / requests_per_second`` apart), sleeps until then and waits for a
@@ -125,6 +140,7 @@ class LeaseLimiter:
             "granted": self._granted,
             "held": len(self._held),
             "max_held": self._max_held,
+            "waiting": self._waiting,
             "rate_times": list(self._rate_times),
             "grant_times": list(self._grant_times),
         }

@@ -25,7 +25,8 @@ from adhere.core import Instance, Trajectory, Trial, TrialResult, Verdict, plain
 from adhere.errors import AdhereError
 from adhere.observe import Redactor, normalize, tag_sources
 from adhere.runner._faults import RETRY_BACKOFF_SECONDS, outcome_counts, retry_delay, trial_fault
-from adhere.runner._fingerprint import Fingerprint, changed_parts, scaffold_version
+from adhere.runner._fingerprint import Fingerprint, scaffold_version
+from adhere.runner._resume import resume
 from adhere.runner._workspace import changed_files, layered, trial_workspace
 from adhere.scaffolds import (
     DEFAULT_IGNORE_DIRS,
@@ -177,17 +178,15 @@ class Engine:
         summary = RunSummary(planned=len(trials))
         todo: list[tuple[Trial, int]] = []
         for trial in trials:
-            previous = self.store.read_result(trial)
-            if previous is not None and previous.status == "ok":
-                if not self._changed(trial, previous):
-                    summary.skipped += 1
-                    continue
-                summary.rerun_changed += 1
-            attempt = 1
-            if previous is not None:
-                self.store.archive_attempt(trial, previous.attempt)
-                attempt = previous.attempt + 1
-            todo.append((trial, attempt))
+            decision = resume(self.store.read_result(trial), self.fingerprints.get(trial.id))
+            if decision.action == "skip":
+                summary.skipped += 1
+                continue
+            summary.rerun_changed += decision.action == "rerun"
+            if decision.archive is not None:
+                self.store.archive_attempt(trial, decision.archive)
+            assert decision.attempt is not None
+            todo.append((trial, decision.attempt))
         self.progress.start(len(trials), summary.skipped)
         queue: asyncio.Queue[tuple[Trial, int]] = asyncio.Queue()
         for item in todo:
@@ -230,10 +229,6 @@ class Engine:
             await asyncio.gather(*workers, return_exceptions=True)
             summary.seconds = time.monotonic() - started
         return summary
-
-    def _changed(self, trial: Trial, previous: TrialResult) -> bool:
-        planned = self.fingerprints.get(trial.id)
-        return planned is not None and bool(changed_parts(previous.fingerprint_parts, planned))
 
     async def _drive(
         self, trial: Trial, instance: Instance

@@ -245,10 +245,41 @@ class _Plan:
 
 def _plan(python: str, limits: Limits, fds: tuple[int, int]) -> _Plan:
     unshare, netns, pidns = _probe.namespaces()
+    return plan_run(
+        python,
+        limits,
+        fds,
+        unshare=unshare,
+        netns=netns,
+        pidns=pidns,
+        is_root=os.geteuid() == 0,
+        can_run_as=_probe.can_run_as,
+    )
+
+
+def plan_run(
+    python: str,
+    limits: Limits,
+    fds: tuple[int, int],
+    *,
+    unshare: str | None,
+    netns: bool,
+    pidns: bool,
+    is_root: bool,
+    can_run_as: Callable[[str, int], bool],
+) -> _Plan:
+    """The command line, network isolation and uid of a run, from what this host offers.
+
+    The harness runs under ``unshare --net`` when the network is cut by a namespace
+    (with ``--pid --fork --kill-child`` too when PID namespaces work, so the harness
+    is PID 1 and its children die with it); as root it drops to
+    ``limits.unprivileged_uid`` when the interpreter works for that uid (asked of
+    ``can_run_as`` only then).
+    """
     isolation = resolve_isolation(limits, netns)
     drop = None
-    if os.geteuid() == 0 and limits.unprivileged_uid is not None:
-        if _probe.can_run_as(python, limits.unprivileged_uid):
+    if is_root and limits.unprivileged_uid is not None:
+        if can_run_as(python, limits.unprivileged_uid):
             drop = limits.unprivileged_uid
     command = [python, "-s", "-c", BOOTSTRAP, str(fds[0]), str(fds[1])]
     if isolation == "netns" and unshare is not None:

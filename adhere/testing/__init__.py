@@ -9,8 +9,8 @@ key), ``noisy:rate=R,seed=S`` (seeded, order-independent wrong answers), ``repla
 (recorded replies), ``script:NAME`` (scripted turns from YAML) and
 ``agent:BEHAVIOUR[,FLAG…]`` (drives a real agent CLI through a tool loop with the tools
 it offers, optionally with deliberate violations). Every policy also takes the fault
-options ``fail_first``, ``fail_status``, ``retry_after`` and ``delay``. See
-``docs/policy-server.md``.
+options ``fail_first``, ``fail_status``, ``retry_after``, ``delay``, ``rps``,
+``hold_after`` and ``release``. See ``docs/policy-server.md``.
 
 Everything only the test double needs lives here: the policies, the answer key built
 from a run's instances, replay of recorded rollouts, ``adhere serve-policy``, and the

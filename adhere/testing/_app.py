@@ -15,6 +15,7 @@ import logging
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
@@ -106,6 +107,12 @@ class _Reject(Exception):
         self.headers = dict(headers or {})
 
 
+async def _held_until(release: str) -> None:
+    """Wait until the file ``release`` exists (forever when none is named)."""
+    while not (release and Path(release).exists()):
+        await asyncio.sleep(0.02)
+
+
 class _Service:
     def __init__(self, config: PolicyServerConfig) -> None:
         self.config = config
@@ -115,6 +122,7 @@ class _Service:
         self._policies: dict[str, tuple[ModelString, Policy]] = {}
         self._attempts: dict[tuple[str, str, str], int] = {}
         self._buckets: dict[str, tuple[float, float]] = {}
+        self._answered: dict[str, int] = {}
         self._codecs: dict[str, ApiCodec] = {
             codec.api: codec
             for codec in (OpenAICodec(), AnthropicCodec(), ResponsesCodec(), GeminiCodec())
@@ -225,6 +233,11 @@ class _Service:
         self, selected: ModelString, conversation: Conversation, trial: str | None
     ) -> None:
         faults = selected.faults
+        if faults.hold_after is not None:
+            answered = self._answered.get(selected.text, 0)
+            self._answered[selected.text] = answered + 1
+            if answered >= faults.hold_after:
+                await _held_until(faults.release)
         if faults.rps > 0:
             self._take_token(selected.text, faults.rps)
         if faults.delay > 0:

@@ -2,8 +2,9 @@
 
 A bare first item is short for ``name=…`` (``script:hello`` is ``script:name=hello``);
 later bare items are flags (``agent:edit,emoji``), which only policies that read
-them accept. The generic fault options (``fail_first``, ``fail_status``, ``retry_after``, ``delay``)
-are accepted by every policy and removed before the policy sees its options.
+them accept. The generic fault options (``fail_first``, ``fail_status``, ``retry_after``,
+``delay``, ``rps``, ``hold_after``, ``release``) are accepted by every policy and removed
+before the policy sees its options.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ __all__ = [
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
 _KEY = re.compile(r"[a-z][a-z0-9_]*")
 _FLAG = re.compile(r"[a-z][a-z0-9_-]*")
-_GENERIC = ("fail_first", "fail_status", "retry_after", "delay", "rps")
+_GENERIC = ("fail_first", "fail_status", "retry_after", "delay", "rps", "hold_after", "release")
 
 
 class ModelStringError(SpecError):
@@ -57,6 +58,10 @@ class Faults:
         rps: A server-side rate limit for this model string (requests per second, a
             token bucket holding one second's worth); requests over it get 429 with
             ``Retry-After``. 0 means no limit.
+        hold_after: Answer this many requests for this model string, then hold every
+            later one until the file ``release`` exists (forever without one): a
+            test stops a run mid-way at a known point, without timing.
+        release: The file whose existence lets held requests go.
     """
 
     fail_first: int = 0
@@ -64,6 +69,8 @@ class Faults:
     retry_after: float = 0.0
     delay: float = 0.0
     rps: float = 0.0
+    hold_after: int | None = None
+    release: str = ""
 
 
 @dataclass(frozen=True)
@@ -135,6 +142,10 @@ def parse_model_string(text: str) -> ModelString:
         retry_after=generic.number("retry_after", 0.0, minimum=0.0),
         delay=generic.number("delay", 0.0, minimum=0.0, maximum=600.0),
         rps=generic.number("rps", 0.0, minimum=0.0),
+        hold_after=(
+            generic.integer("hold_after", minimum=0) if "hold_after" in generic.values else None
+        ),
+        release=generic.text("release", ""),
     )
     return ModelString(text, name, MappingProxyType(options), faults, frozenset(flags))
 

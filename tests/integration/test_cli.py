@@ -6,7 +6,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.helpers import ROOT, bench_yaml, model, rollout_yaml, run_cli
+from tests.helpers import ROOT, bench_yaml, model, rollout_yaml, run_cli, wait_until
 
 
 def test_malformed_yaml(tmp_path: Path) -> None:
@@ -84,9 +84,15 @@ def _default_sigint() -> None:
 
 
 def test_ctrl_c_then_resume(tmp_path: Path, write_specs) -> None:
+    """Ctrl-C stops a run between trials; a rerun does only the rest.
+
+    The model answers 4 requests and holds the others until ``go`` exists, so the
+    interrupt lands with exactly 4 trials done whatever the machine's speed.
+    """
+    release = tmp_path / "go"
     path = write_specs(
         bench_yaml(instructions="[3, 5, 8]", per_language=2),
-        rollout_yaml(model("slow", "oracle:delay=0.15"), parallelism=2),
+        rollout_yaml(model("slow", f"oracle:hold_after=4,release={release}"), parallelism=2),
     )
     proc = subprocess.Popen(
         [sys.executable, "-m", "adhere.cli", "run", str(path), "--no-report"],
@@ -99,18 +105,19 @@ def test_ctrl_c_then_resume(tmp_path: Path, write_specs) -> None:
         preexec_fn=_default_sigint,
     )
     trials = tmp_path / "runs" / "r" / "trials"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and len(list(trials.rglob("result.json"))) < 4:
-        time.sleep(0.05)
+    wait_until(
+        lambda: len(list(trials.rglob("result.json"))) == 4,
+        "4 trials to finish before the model holds its answers",
+    )
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=30)
+    _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "interrupted" in err and "resume" in err
-    done = len(list(trials.rglob("result.json")))
-    assert 4 <= done < 36
+    assert len(list(trials.rglob("result.json"))) == 4  # the held trials did not finish
+    release.touch()
     again = run_cli("run", str(path), "--quiet", "--no-report")
     assert again.returncode == 0, again.stderr
-    assert f"{36 - done} ran ({36 - done} ok, 0 failed), {done} already done" in again.stderr
+    assert "32 ran (32 ok, 0 failed), 4 already done" in again.stderr
 
 
 def test_trajectory_show_prints_tagged_messages(tmp_path: Path, write_specs) -> None:

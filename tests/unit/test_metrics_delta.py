@@ -1,10 +1,19 @@
 """ΔISR / ΔCSR over paired trials (feedback correction)."""
 
+import dataclasses
+
 import pytest
 
 from adhere.core import Verdict
 from adhere.metrics import ScoredTrial
-from adhere.metrics._delta import PairedTrial, delta, group_deltas, signed_points, split_pair
+from adhere.metrics._delta import (
+    Delta,
+    PairedTrial,
+    delta,
+    group_deltas,
+    signed_points,
+    split_pair,
+)
 
 
 def trial(model, *results, instance="i"):
@@ -66,3 +75,67 @@ def test_split_by_category_pairs_each_side() -> None:
 )
 def test_signed_points(value, text) -> None:
     assert signed_points(value) == text
+
+
+def verdicts_of(**results):
+    return [Verdict(check_id=c, result=r, decided_by="t") for c, r in results.items()]
+
+
+def test_only_fail_to_pass_is_fixed_and_only_pass_to_fail_is_broken() -> None:
+    """Items that were or became error or n/a, or are new, are in neither count."""
+    before = ScoredTrial({}, "ok", verdicts_of(a="fail", b="error", c="pass", d="n/a", e="fail"))
+    after = ScoredTrial(
+        {}, "ok", verdicts_of(a="n/a", b="pass", c="error", d="fail", e="error", new="pass")
+    )
+    d = delta([PairedTrial(before, after)])
+    assert (d.fixed, d.broken) == (0, 0)
+    after = ScoredTrial({}, "ok", verdicts_of(a="pass", b="pass", c="fail", d="pass", new="fail"))
+    d = delta([PairedTrial(before, after)])
+    assert (d.fixed, d.broken) == (1, 1)
+
+
+def test_one_side_without_a_score_has_no_delta() -> None:
+    """Before scored, after all n/a: nothing to subtract from, so no Δ (not a crash)."""
+    d = delta([PairedTrial(trial("a", "pass"), trial("a", "n/a"))])
+    assert d.before.isr == 1.0 and d.after.isr is None
+    assert d.isr is None and d.csr is None
+    d = delta([PairedTrial(trial("a", "n/a"), trial("a", "fail"))])
+    assert d.before.isr is None and d.after.isr == 0.0 and d.isr is None
+
+
+def test_an_upstream_fault_side_is_not_an_incomplete_pair() -> None:
+    """A side the model service failed is left out of the rates, not counted incomplete."""
+    fault = ScoredTrial({}, "upstream_fault", [], expected=("c0",))
+    d = delta([PairedTrial(trial("a", "pass"), fault)])
+    assert d.incomplete == 0 and d.after.upstream_faults == 1 and d.before.scored == 1
+    failed = ScoredTrial({}, "error", verdicts_of(c0="error"))
+    d = delta([PairedTrial(trial("a", "pass"), failed)])
+    assert d.incomplete == 0 and d.after.trial_errors == 1 and d.after.isr == 0.0
+
+
+def test_split_keeps_categories_present_on_either_side_only() -> None:
+    before = ScoredTrial({"model": "m"}, "ok", verdicts_of(a="pass", b="fail"))
+    after = ScoredTrial({"model": "m"}, "ok", verdicts_of(a="pass", c="pass"))
+    parts = split_pair(
+        PairedTrial(before, after, changed=False), {"a": "A", "b": "B", "c": "C"}, "k"
+    )
+    assert [p.before.keys["k"] for p in parts] == ["A", "B", "C"]
+    by = {p.after.keys["k"]: p for p in parts}
+    assert by["B"].after.verdicts == [] and [v.check_id for v in by["B"].before.verdicts] == ["b"]
+    assert by["C"].before.verdicts == [] and [v.check_id for v in by["C"].after.verdicts] == ["c"]
+    assert all(p.changed is False and p.before.keys["model"] == "m" for p in parts)
+    # A callable names categories as well as a mapping.
+    assert len(split_pair(PairedTrial(before, after), str.upper, "k")) == 3
+
+
+def test_pairs_and_deltas_are_values() -> None:
+    pair = PAIRS[0]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        pair.changed = False  # type: ignore[misc]
+    d = delta([pair])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        d.fixed = 0  # type: ignore[misc]
+    assert pair.changed is True  # a pair is a re-run unless said otherwise
+    assert (
+        Delta(pairs=1, changed=1, before=d.before, after=d.after, fixed=0, broken=0).incomplete == 0
+    )

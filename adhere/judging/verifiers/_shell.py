@@ -206,7 +206,11 @@ def _split(text: str) -> list[tuple[str, str]]:
         elif char == "#" and (not current or current[-1][-1:].isspace()):
             while i + 1 < len(text) and text[i + 1] != "\n":
                 i += 1
-        elif text.startswith("<<", i) and not text.startswith("<<<", i):
+        elif text.startswith("<<<", i):  # a here-string: its word is on this line
+            current.append("<<<")
+            i += 3
+            continue
+        elif text.startswith("<<", i):
             match = re.match(r"<<(-?)\s*(['\"]?)([\w.-]+)\2", text[i:])
             if match:
                 pending.append((match.group(3), bool(match.group(1))))

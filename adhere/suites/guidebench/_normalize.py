@@ -33,6 +33,7 @@ comparison would have mis-scored. Steps (:data:`STEPS`):
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -125,6 +126,8 @@ def _numeric(raw: object) -> Normalized:
     steps: list[str] = []
     if isinstance(raw, int | float):
         steps.append("number→string")
+        if isinstance(raw, float) and not math.isfinite(raw):  # JSON's NaN, Infinity
+            return Normalized(None, tuple(steps), f"not a number: {raw!r}")
         text = repr(raw) if isinstance(raw, float) else str(raw)
     else:
         text = _clean(str(raw), steps)

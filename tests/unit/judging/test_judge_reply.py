@@ -1,8 +1,9 @@
+import dataclasses
 import json
 
 import pytest
 
-from adhere.judging._judge_reply import ItemAnswer, parse_reply
+from adhere.judging._judge_reply import ItemAnswer, ParsedReply, ReplyProblem, parse_reply
 
 ASKED = {"a": False, "b": True, "c": False}
 
@@ -103,7 +104,7 @@ def test_missing_ids_and_bad_entries():
     assert kinds(bad_reasoning) == [("bad_entry", "a")]
 
 
-@pytest.mark.parametrize("evidence", [-1, 5, "A1", 1.5, True])
+@pytest.mark.parametrize("evidence", [-1, 5, 9, "A1", 1.5, True])
 def test_bad_evidence_is_dropped_but_the_answer_kept(evidence):
     parsed = parse_reply(
         reply(entry("a", evidence=evidence), entry("b"), entry("c")), ASKED, assistant_turns=5
@@ -116,3 +117,77 @@ def test_bad_evidence_is_dropped_but_the_answer_kept(evidence):
 def test_missing_reasoning_is_empty():
     text = json.dumps({"verdicts": [{"check_id": "a", "result": "pass", "reasoning": None}]})
     assert parse_reply(text, {"a": False}).answers["a"] == ItemAnswer("pass", "", None)
+
+
+def test_a_duplicated_id_does_not_hide_the_reply_s_other_problems():
+    """Only the duplicated id's own problems give way to the duplicate; the rest stay."""
+    text = reply(entry("a", "maybe"), entry("a"), entry("b", "wrong"), entry("zzz"))
+    parsed = parse_reply(text, ASKED)
+    assert parsed.answers == {}
+    assert kinds(parsed) == [
+        ("bad_result", "b"),
+        ("duplicate_id", "a"),
+        ("missing", "c"),
+        ("unknown_id", "zzz"),
+    ]
+    assert set(parsed.reasons()) == {"a", "b", "c"}
+    # whatever the order of the ids
+    later = parse_reply(reply(entry("a", "wrong"), entry("c"), entry("c", "fail")), ASKED)
+    assert kinds(later) == [("bad_result", "a"), ("duplicate_id", "c"), ("missing", "b")]
+
+
+def test_entries_after_an_unknown_id_are_still_read():
+    parsed = parse_reply(reply(entry("zzz"), entry("a"), entry("b"), entry("c")), ASKED)
+    assert set(parsed.answers) == {"a", "b", "c"} and kinds(parsed) == [("unknown_id", "zzz")]
+
+
+def test_reasons_skip_ignored_problems_and_keep_the_first_reason_per_id():
+    parsed = ParsedReply(
+        problems=[
+            ReplyProblem("unknown_id", "not asked", "zzz"),
+            ReplyProblem("bad_evidence", "dropped", "a"),
+            ReplyProblem("missing", "not answered", "b"),
+            ReplyProblem("bad_entry", "entry 3 is not an object", None),
+            ReplyProblem("bad_result", "first", "c"),
+            ReplyProblem("missing", "second", "c"),
+        ]
+    )
+    assert parsed.reasons() == {"b": "not answered", "c": "first"}
+    assert not parsed.truncated  # no problem of kind "truncated", whatever the others
+
+
+@pytest.mark.parametrize(
+    ("tail", "kind"),
+    [
+        ("", "truncated"),  # nothing left to read
+        ("-", "truncated"),  # a number cut short
+        ("1.", "truncated"),
+        ("1e", "truncated"),
+        ("1e-", "truncated"),
+        ("t", "truncated"),  # a literal cut short
+        ("tr", "truncated"),
+        ("nul", "truncated"),
+        ('"x', "truncated"),  # a string never closed
+        ("1}]}.", "not_json"),  # one stray character after a complete object
+        ("1}]}}", "not_json"),
+        ("1}]} ok", "not_json"),
+        ("1]]}", "not_json"),  # complete, but the brackets do not match
+        ("yes}]}", "not_json"),
+        ("1 2}]}", "not_json"),
+    ],
+)
+def test_a_reply_cut_off_is_told_from_one_that_is_wrong(tail, kind):
+    """A cut-off reply is retried in smaller batches; a wrong one is re-asked as is."""
+    text = '{"verdicts": [{"check_id": "a", "result": "pass", "evidence": ' + tail
+    parsed = parse_reply(text, ASKED)
+    assert [p.kind for p in parsed.problems] == [kind]
+    assert parsed.truncated == (kind == "truncated")
+
+
+def test_parse_results_are_values():
+    parsed = parse_reply(reply(entry("a"), entry("b"), entry("c")), ASKED)
+    for value, attribute in ((parsed, "answers"), (parsed.answers["a"], "result")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(value, attribute, None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ReplyProblem("missing", "x").kind = "empty"  # type: ignore[misc]

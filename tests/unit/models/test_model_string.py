@@ -29,6 +29,14 @@ def test_options_and_generic_faults_are_split():
     assert parsed.faults == Faults(fail_first=2, fail_status=429, retry_after=0.0, delay=0.5)
 
 
+def test_hold_after_and_release_are_generic_faults():
+    parsed = parse_model_string("oracle:hold_after=4,release=/tmp/x/go")
+    assert dict(parsed.options) == {}
+    assert parsed.faults == Faults(hold_after=4, release="/tmp/x/go")
+    assert parse_model_string("oracle:hold_after=0").faults.hold_after == 0
+    assert parse_model_string("oracle").faults.hold_after is None  # no hold by default
+
+
 def test_bare_first_item_is_the_name_option():
     parsed = parse_model_string("script:hello,retry_after=1.5")
     assert dict(parsed.options) == {"name": "hello"}
@@ -51,6 +59,8 @@ def test_bare_first_item_is_the_name_option():
         ("oracle:fail_status=200", "at least 400"),
         ("oracle:delay=nan", "finite"),
         ("oracle:retry_after=soon", "a number"),
+        ("oracle:hold_after=-1", "at least 0"),
+        ("oracle:hold_after=x", "an integer"),
     ],
 )
 def test_malformed_strings_are_rejected(text, fragment):

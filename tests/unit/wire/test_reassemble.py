@@ -474,7 +474,14 @@ def test_gemini_error_chunk():
 
 @pytest.mark.parametrize("api", ["anthropic", "openai-chat", "openai-responses", "gemini"])
 def test_every_reassembler_survives_garbage(api):
+    """Undecodable or mistyped events are skipped: no crash, and no reply is made up."""
+    garbage = [ev("{"), ev("[1, 2]"), ev({"type": 3}), ev({"choices": "x", "candidates": 1})]
     reassembler = reassembler_for(api)
-    for event in [ev("{"), ev("[1, 2]"), ev({"type": 3}), ev({"choices": "x", "candidates": 1})]:
+    for event in garbage:
         reassembler.feed(event)
-    json.dumps(reassembler.result())
+    result = reassembler.result()
+    json.dumps(result)  # still JSON
+    # Nothing was reassembled: no response, or (Gemini) one without candidates.
+    assert result == ({"candidates": []} if api == "gemini" else None)
+    outcome = reassemble(api, garbage)
+    assert not outcome.complete and outcome.response == result
