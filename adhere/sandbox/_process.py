@@ -217,6 +217,18 @@ async def _feed(stream: asyncio.StreamWriter | None, data: bytes) -> None:
         pass
 
 
+def _close_pipes(process: asyncio.subprocess.Process) -> None:
+    """Close a reaped process's pipes now, not at garbage collection.
+
+    A process left outside the group may still hold a pipe, which keeps the
+    subprocess transport open after the harness was reaped; left to the garbage
+    collector, it is closed with a ``ResourceWarning`` at an arbitrary later moment.
+    """
+    transport = getattr(process, "_transport", None)  # asyncio keeps no public handle
+    if transport is not None and process.returncode is not None:
+        transport.close()
+
+
 def _kill_group(pgid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
@@ -391,6 +403,7 @@ async def _execute_in(
         _, pending = await asyncio.wait(readers, timeout=_DRAIN_SECONDS)
         for reader in pending:  # a process outside the group still holds a pipe
             reader.cancel()
+        _close_pipes(process)
         records = parse_records(_read_available(read_fd))
     stderr = err.text()
     decision = classify(
