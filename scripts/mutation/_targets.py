@@ -89,7 +89,11 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     (
         "adhere/metrics/_pairing.py",
-        ("tests/unit/test_metrics_regression.py", "tests/unit/test_bad_input.py"),
+        (
+            "tests/unit/test_metrics_pairing.py",
+            "tests/unit/test_metrics_regression.py",
+            "tests/unit/test_bad_input.py",
+        ),
     ),
     (
         "adhere/metrics/_significance.py",
