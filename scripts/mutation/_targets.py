@@ -85,6 +85,7 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tests/unit/test_metrics_regression.py",
             "tests/unit/test_metrics_significance.py",
             "tests/unit/test_metrics_intervals.py",
+            "tests/unit/test_metrics_pairing.py",
         ),
     ),
     (
@@ -101,7 +102,11 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     (
         "adhere/metrics/_intervals.py",
-        ("tests/unit/test_metrics_intervals.py", "tests/unit/test_metrics_regression.py"),
+        (
+            "tests/unit/test_metrics_intervals.py",
+            "tests/unit/test_metrics_interval_edges.py",
+            "tests/unit/test_metrics_regression.py",
+        ),
     ),
     (
         "adhere/judging/_judge_reply.py",
