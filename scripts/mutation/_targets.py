@@ -82,6 +82,7 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "adhere/metrics/_regression.py",
         (
+            "tests/unit/test_metrics_regression_edges.py",
             "tests/unit/test_metrics_regression.py",
             "tests/unit/test_metrics_significance.py",
             "tests/unit/test_metrics_intervals.py",
