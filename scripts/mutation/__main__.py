@@ -165,7 +165,7 @@ def run_module(
         print(
             f"   baseline {baseline.seconds:.1f} s (first {first.seconds:.1f} s), "
             f"timeout {limit:.0f} s, {len(mutants)} mutants "
-            f"({skipped} in annotations and parameter markers not made)",
+            f"({skipped} in annotations and parameter markers, or unwritable, not made)",
             flush=True,
         )
         assert baseline.coverage is not None

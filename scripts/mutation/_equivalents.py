@@ -12,6 +12,7 @@ to say so:
       mutant = "if limit <= 1:"        # the line as the mutant writes it (stripped)
       reason = "limit is validated >= 1 by the params model, so 0 and 1 never reach here"
 
+  ``mutant`` is ``""`` for a mutant that deletes the line (a decorator removed).
   ``line`` and ``mutant`` are compared with runs of whitespace collapsed, so the
   entry survives edits elsewhere in the file; the run's output prints both for every
   survivor, ready to paste.
@@ -57,8 +58,8 @@ def load(path: Path) -> list[Equivalent]:
     """The entries of an equivalents file; a missing file has none.
 
     Raises:
-        ValueError: An entry lacks a field or its reason is empty (naming the file
-            and the entry's number).
+        ValueError: An entry lacks a field, or its module, line or reason is empty
+            (naming the file and the entry's number).
     """
     if not path.exists():
         return []
@@ -71,7 +72,7 @@ def load(path: Path) -> list[Equivalent]:
         missing = [
             key
             for key in ("module", "line", "mutant", "reason")
-            if not isinstance(entry.get(key), str) or not entry[key].strip()
+            if not isinstance(entry.get(key), str) or (key != "mutant" and not entry[key].strip())
         ]
         if missing:
             raise ValueError(

@@ -137,8 +137,8 @@ def _inside(spans: list[tuple[tuple[int, int], tuple[int, int]]], spec: Mutation
 def make_mutants(path: Path, module: str, db_path: Path) -> tuple[list[Mutant], int]:
     """Every mutant cosmic-ray's core operators make of ``path`` (shown as ``module``).
 
-    Also returns how many were not made because they sit in a signature's types or
-    markers (:func:`signature_spans`).
+    Also returns how many were not made: those in a signature's types or markers
+    (:func:`signature_spans`), and those cosmic-ray's operator cannot write.
     """
     with use_db(str(db_path), WorkDB.Mode.create) as db:
         init([path], db, ConfigDict())
@@ -152,7 +152,12 @@ def make_mutants(path: Path, module: str, db_path: Path) -> tuple[list[Mutant], 
             skipped += 1
             continue
         operator = get_operator(spec.operator_name)(**spec.operator_args)
-        mutated = MutationVisitor.mutate_code(source, operator, spec.occurrence)
+        try:
+            mutated = MutationVisitor.mutate_code(source, operator, spec.occurrence)
+        except Exception:  # noqa: BLE001 - an operator that cannot rewrite this node
+            # (cosmic-ray's ExceptionReplacer on a dotted name such as tokenize.TokenError)
+            skipped += 1
+            continue
         if mutated is None or mutated == source:
             continue
         line, before, after = describe(source, mutated)

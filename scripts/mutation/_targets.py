@@ -82,14 +82,20 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "adhere/metrics/_regression.py",
         (
+            "tests/unit/test_metrics_regression_edges.py",
             "tests/unit/test_metrics_regression.py",
             "tests/unit/test_metrics_significance.py",
             "tests/unit/test_metrics_intervals.py",
+            "tests/unit/test_metrics_pairing.py",
         ),
     ),
     (
         "adhere/metrics/_pairing.py",
-        ("tests/unit/test_metrics_regression.py", "tests/unit/test_bad_input.py"),
+        (
+            "tests/unit/test_metrics_pairing.py",
+            "tests/unit/test_metrics_regression.py",
+            "tests/unit/test_bad_input.py",
+        ),
     ),
     (
         "adhere/metrics/_significance.py",
@@ -97,7 +103,11 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     (
         "adhere/metrics/_intervals.py",
-        ("tests/unit/test_metrics_intervals.py", "tests/unit/test_metrics_regression.py"),
+        (
+            "tests/unit/test_metrics_intervals.py",
+            "tests/unit/test_metrics_interval_edges.py",
+            "tests/unit/test_metrics_regression.py",
+        ),
     ),
     (
         "adhere/judging/_judge_reply.py",

@@ -129,3 +129,34 @@ def test_benjamini_hochberg_by_hand() -> None:
     assert adjust([0.01, 0.04, 0.03, 0.5]) == pytest.approx([0.04, 0.16 / 3, 0.16 / 3, 0.5])
     assert adjust([0.2]) == [0.2]
     assert adjust([]) == []
+
+
+def test_up_to_twelve_instances_every_sign_pattern_is_counted() -> None:
+    """Exact: the p-value is the enumerated one, whatever the sample count or seed."""
+    twelve = [5.0, 4.0, -3.0, 3.0, 2.0, -2.0, 2.0, 1.0, 1.0, -1.0, 1.0, 1.0]
+    exact = enumerated_sign_flip(twelve)
+    assert sign_flip_test(twelve) == exact
+    assert sign_flip_test(twelve, samples=10, seed=3) == exact
+    assert sign_flip_test([-1.0] * 12) == 2 / 2**12
+    eleven = twelve[:11]  # 2^11 patterns, more than the 2000 samples drawn beyond twelve
+    assert sign_flip_test(eleven) == enumerated_sign_flip(eleven)
+
+
+def test_beyond_twelve_instances_patterns_are_drawn_2000_times_with_seed_0() -> None:
+    thirteen = [5.0, 4.0, -3.0, 3.0, 2.0, -2.0, 2.0, 1.0, 1.0, -1.0, 1.0, 1.0, 1.0]
+    drawn = sign_flip_test(thirteen)
+    assert drawn != enumerated_sign_flip(thirteen)  # sampled, not enumerated
+    assert drawn == sign_flip_test(thirteen, samples=2000, seed=0)
+    assert drawn != sign_flip_test(thirteen, samples=2000, seed=1)
+    assert drawn != sign_flip_test(thirteen, samples=1999, seed=0)
+    # a constant drop: no drawn pattern but the observed one is as extreme
+    assert sign_flip_test([-1.0] * 13) == pytest.approx(2 / 2001)
+
+
+def test_negative_counts_are_refused_on_either_side() -> None:
+    with pytest.raises(ValueError, match="non-negative, got 2 and -1"):
+        mcnemar_exact(2, -1)
+
+
+def test_no_instance_allows_any_p_below_one() -> None:
+    assert smallest_p(0) == 1.0 and smallest_p(1) == 1.0

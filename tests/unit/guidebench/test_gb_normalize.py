@@ -123,3 +123,34 @@ def test_a_normalization_is_a_value() -> None:
     assert found == Normalized("A")
     with pytest.raises(dataclasses.FrozenInstanceError):
         found.value = "B"  # type: ignore[misc]
+
+
+def test_every_refusal_shows_the_first_forty_characters() -> None:
+    long = "z" * 50
+    assert norm("binary", long)[2] == f"not 0 or 1: {long[:40]!r}"
+    assert norm("relevance", long)[2] == f"not a relevance label: {long[:40]!r}"
+    assert norm("option", "(" + long)[2] == f"not an option letter: {('(' + long)[:40]!r}"
+    assert norm("option", "A " + long)[2] == f"not an option letter: {('A ' + long)[:40]!r}"
+
+
+def test_one_full_width_digit_is_read_as_such() -> None:
+    assert norm("numeric", "９") == ("9", ("full-width characters",), "")
+    assert norm("numeric", "０") == ("0", ("full-width characters",), "")
+
+
+def test_a_leading_quote_alone_is_peeled_too() -> None:
+    assert norm("option", "“B") == ("B", ("whitespace/quotes",), "")
+
+
+def test_a_unit_removed_is_a_step_even_when_no_number_is_left() -> None:
+    assert norm("numeric", "1¥é") == (None, ("unit",), "not a number: '1¥é'")
+
+
+def test_option_letters_across_lines_and_in_any_case_of_prefix() -> None:
+    assert norm("option", "Option B") == ("B", ("option decoration",), "")
+    assert norm("option", "A. 遵循\n规定") == ("A", ("option text",), "")
+
+
+def test_a_letter_with_a_full_stop_before_its_text_is_no_decoration() -> None:
+    assert norm("option", "A. xy") == ("A", ("option text",), "")
+    assert norm("option", "A: xy") == ("A", ("option text", "option decoration"), "")

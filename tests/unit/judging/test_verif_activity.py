@@ -25,6 +25,8 @@ def test_describe_lists_up_to_five_paths_then_how_many_more() -> None:
     assert describe(paths[:6]) == "f0.py, f1.py, f2.py, f3.py, f4.py and 1 more"
     assert describe(paths) == "f0.py, f1.py, f2.py, f3.py, f4.py and 3 more"
     assert describe(paths[:3], limit=2) == "f0.py, f1.py and 1 more"
+    eleven = [f"g{n}.py" for n in range(11)]
+    assert describe(eleven).endswith("g4.py and 6 more")
 
 
 def test_file_tools_read_write_and_edit_not_through_a_shell() -> None:
@@ -66,11 +68,13 @@ def test_shell_commands_read_and_write_files_and_patch_through_heredocs() -> Non
     heredoc = f"apply_patch <<'EOF'\n{PATCH}EOF"
     envelope_only = "cat <<'EOF' | patcher\n*** Begin Patch\n*** Add File: via.py\n+x\nEOF"
     plain = "cat <<'EOF' > notes.txt\n*** Add File: not-a-patch.py\nEOF"
+    other = "ansible <<'EOF'\n*** Add File: not-either.py\nEOF"  # no patch program
     trajectory = traj(
         act("", "Bash", command="cat a.py | head -3 > top.txt"),
         act("", "Bash", command=heredoc),
         act("", "Bash", command=envelope_only),
         act("", "Bash", command=plain),
+        act("", "Bash", command=other),
     )
     assert actions(trajectory) == [
         ("read", "a.py", True),

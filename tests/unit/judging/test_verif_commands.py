@@ -29,6 +29,8 @@ from tests.unit.judging.test_verif_support import act, ctx, say, traj, verdict
         "yarn dlx vitest", "bundle exec rspec", "uv run -e X=1 --from pkg pytest",
         "uv run --directory d --project p --package k --extra e --group g pytest",
         "python -m uv run pytest", "npx --yes jest",
+        "uv run pdm run poetry run python -m pytest",  # four launchers deep
+        "python -u -m pytest", "npm t unit", "rake test extra", "python test_x.py arg",
     ],
 )  # fmt: skip
 def test_test_runners_are_recognised_behind_launchers(command) -> None:
@@ -42,6 +44,8 @@ def test_test_runners_are_recognised_behind_launchers(command) -> None:
         "mvn package", "make", "make build", "just build", "rake build", "python app.py",
         "python", "python -c 1", "uv sync", "uv run app.py", "poetry install", "npx eslint .",
         "bundle install", "python -m http.server", "node test.js",
+        "docker exec pytest", "bundle install rspec", "go vet ./...", "cargo tree",
+        "uv run -q", "uv run --with",
     ],
 )  # fmt: skip
 def test_other_commands_are_no_test_runs(command) -> None:
@@ -185,3 +189,51 @@ def test_a_sub_agent_s_run_or_change_never_counts_as_after_a_change() -> None:
     sub_change = traj(act("", "Edit", file_path="b.py", **EDIT))
     context = ctx(traj(act("", "Bash", command="pytest"), subagents=[sub_change]))
     assert verdict("tests_run", context, after_last_change=True).result == "pass"
+
+
+LONG = "pytest " + " ".join(f"tests/test_{n:03}.py" for n in range(20))
+CUT = LONG[:119] + "…"
+
+
+def test_long_commands_are_cut_to_120_characters_in_every_message() -> None:
+    context = ctx(traj(act("", "Bash", command=LONG)))
+    assert verdict("command_executed", context, contains="pytest").reasoning == (
+        f"message 0: Bash ran `{CUT}` (matches 'pytest')"
+    )
+    assert verdict("tests_run", context).reasoning == f"message 0: ran `{CUT}`"
+    assert verdict("tests_run", context, after_last_change=True).reasoning == (
+        f"no code was changed; message 0 ran `{CUT}`"
+    )
+    edited = ctx(traj(act("", "Edit", file_path="a.py", **EDIT), act("", "Bash", command=LONG)))
+    assert verdict("tests_run", edited, after_last_change=True).reasoning == (
+        f"message 2 ran `{CUT}` after the last code change (message 0, a.py)"
+    )
+
+
+def test_without_code_changes_the_first_test_run_is_cited() -> None:
+    context = ctx(traj(act("", "Bash", command="pytest -x"), act("", "Bash", command="npm test")))
+    outcome = verdict("tests_run", context, after_last_change=True)
+    assert outcome.evidence == 0 and outcome.reasoning.endswith("message 0 ran `pytest -x`")
+
+
+def test_a_failing_verdict_names_the_last_test_run_before_the_change() -> None:
+    context = ctx(traj(
+        act("", "Bash", command="pytest"),
+        act("", "Bash", command="npm test"),
+        act("", "Edit", file_path="a.py", **EDIT),
+    ))  # fmt: skip
+    outcome = verdict("tests_run", context, after_last_change=True)
+    assert outcome.reasoning.endswith("; the last test run was at message 2")
+
+
+def test_a_sub_agent_s_test_run_counts_by_default() -> None:
+    sub = traj(act("", "Bash", command="pytest"))
+    context = ctx(traj(say("Delegating."), subagents=[sub]))
+    outcome = verdict("tests_run", context)
+    assert (outcome.result, outcome.evidence) == ("pass", None)
+    assert verdict("tests_run", context, include_subagents=False).result == "fail"
+
+
+def test_no_shell_command_at_all_is_counted_as_zero() -> None:
+    outcome = verdict("command_executed", ctx(traj(say("Done."))), contains="rm")
+    assert outcome.reasoning == "none of 0 shell commands matches 'rm'"

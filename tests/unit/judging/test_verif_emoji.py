@@ -183,3 +183,66 @@ def test_uses_emoji_names_what_it_found_in_every_reply() -> None:
     failing = verdict("uses_emoji", ctx(traj(say("Start 🚀"), say("Done."))), scope="all")
     assert failing.result == "fail" and failing.evidence == 1
     assert failing.reasoning == "message 1 (assistant reply) holds no emoji"
+
+
+def test_a_long_text_is_read_to_its_end() -> None:
+    """Positions are compared by value whatever the text's length (no off-the-end reads)."""
+    filler = "x" * 300
+    assert find_emoji(filler + "🎉") == [(300, "🎉")]
+    assert find_emoji(filler + "👩\u200d") == [(300, "👩")]
+    assert find_emoji(filler + "1\ufe0f") == []
+    assert find_emoji(filler + "1\ufe0f\u20e3") == [(300, "1\ufe0f\u20e3")]
+
+
+def test_keycaps_anywhere_with_or_without_a_selector() -> None:
+    assert find_emoji("1\ufe0f\u20e3") == [(0, "1\ufe0f\u20e3")]  # at the very end
+    assert find_emoji("ab1\ufe0f\u20e3") == [(2, "1\ufe0f\u20e3")]
+    assert find_emoji("ab1\ufe0f") == []
+    assert find_emoji("#\u20e3x") == [(0, "#\u20e3")]
+    assert find_emoji("1😀\u20e3") == [(1, "😀\u20e3")]  # the keycap follows the emoji
+
+
+def test_tag_characters_extend_a_sequence_edge_to_edge() -> None:
+    flag = "🏴"
+    assert find_emoji(flag + "\U000e0020z") == [(0, flag + "\U000e0020")]
+    assert find_emoji(flag + "\U000e007fz") == [(0, flag + "\U000e007f")]
+    assert find_emoji(flag + "\U000e001fz") == [(0, flag)]
+    assert find_emoji(flag + "\U000e0080z") == [(0, flag)]
+
+
+def test_only_the_five_skin_tones_are_modifiers() -> None:
+    assert find_emoji("👍🏺") == [(0, "👍"), (1, "🏺")]  # U+1F3FA, just before the tones
+    assert find_emoji("👍🐀") == [(0, "👍"), (1, "🐀")]  # U+1F400, just after
+
+
+def test_flags_pair_letters_from_a_to_z_only() -> None:
+    assert find_emoji("🇦🇿🇿🇦🇦🇦") == [(0, "🇦🇿"), (2, "🇿🇦"), (4, "🇦🇦")]
+    assert find_emoji("🆎🇦") == [(0, "🆎"), (1, "🇦")]  # a letter does not join another emoji
+    assert find_emoji("🇦\U0001f1e5") == [(0, "🇦")]
+    assert find_emoji("🇦\U0001f200") == [(0, "🇦")]
+
+
+def test_emoji_counted_in_files_one_by_one() -> None:
+    inst = instance(files={"a.md": "🚀", "b.md": "🎉 🎉"})
+    doubled = traj(say("Done."), files={"a.md": "🚀 🚀", "b.md": "🎉"})
+    outcome = verdict("no_emoji", ctx(doubled, inst), files=True)
+    assert outcome.result == "fail" and outcome.details["emoji"] == ["a.md: 🚀"]  # b.md lost one
+
+
+def test_six_and_eleven_files_with_emoji_are_named_five_then_the_rest() -> None:
+    for count in (6, 11):
+        files = {f"f{n:02}.md": "🎉" for n in range(count)}
+        context = ctx(traj(say("Done."), files=files), instance(files={}))
+        reason = verdict("no_emoji", context, files=True).reasoning
+        assert reason.endswith(f"f04.md: 🎉 and {count - 5} more")
+
+
+def test_a_trial_with_files_and_no_reply_counts_zero_replies() -> None:
+    trajectory = traj(user("go"), files={"a.md": "plain"})
+    outcome = verdict("no_emoji", ctx(trajectory, instance(files={})), files=True)
+    assert (outcome.result, outcome.reasoning) == (
+        "pass",
+        "no emoji in 0 replies and 1 changed file",
+    )
+    unchanged = verdict("no_emoji", ctx(traj(say("Done.")), instance(files={})), files=True)
+    assert unchanged.reasoning == "no emoji in 1 reply and 0 changed files"

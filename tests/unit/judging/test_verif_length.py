@@ -78,3 +78,26 @@ def test_a_pass_says_what_was_checked_against_what() -> None:
     outcome = verdict("length_limit", two, max_lines=2, min_words=2)
     assert outcome.reasoning == "2 replies within the limits (2 lines ≤ 2, 2 words ≥ 2)"
     assert outcome.details["longest"] == {"words": 3, "lines": 2, "chars": 13}
+
+
+def test_all_replies_together_are_cited_at_the_last_one() -> None:
+    context = ctx(traj(say("one"), say("two"), say("three four")))
+    outcome = verdict("length_limit", context, max_words=3, scope="all")
+    assert outcome.result == "fail" and outcome.evidence == 2
+
+
+def test_a_reply_of_no_words_counts_zero() -> None:
+    outcome = verdict("length_limit", ctx(traj(say("🎉 !"))), max_words=5)
+    assert outcome.reasoning == "1 reply within the limits (0 words ≤ 5)"
+
+
+def test_more_than_the_minimum_passes() -> None:
+    outcome = verdict("length_limit", ctx(traj(say("one two three"))), min_words=2)
+    assert outcome.result == "pass" and outcome.reasoning.endswith("(3 words ≥ 2)")
+
+
+def test_long_replies_are_compared_by_their_counts() -> None:
+    context = ctx(traj(say("w " * 400), say("w " * 300)))
+    outcome = verdict("length_limit", context, min_words=350)
+    assert (outcome.result, outcome.evidence) == ("fail", 1)
+    assert outcome.reasoning == "message 1 has 300 words, fewer than the minimum of 350"

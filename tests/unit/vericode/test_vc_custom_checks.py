@@ -76,6 +76,11 @@ def test_python_json_wants_exactly_a_python_then_a_json_block() -> None:
     assert python_json(f"```python\n \n```\n{JS}") == CheckResult(
         False, "the python block is empty"
     )
+    # the second block must be tagged json, whatever it holds
+    bash = python_json(f"{PY}\n```bash\n{{}}\n```")
+    assert bash == CheckResult(
+        False, "expected a python block then a json block, got 'python', 'bash'"
+    )
 
 
 @pytest.mark.parametrize(
