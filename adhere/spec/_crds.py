@@ -99,7 +99,9 @@ _KINDS: Final = (
     _Kind(
         Rollout,
         "rollouts",
-        ("ro",),
+        # Not "ro": Argo Rollouts, which many clusters run, has the short name "ro" and
+        # the same kind; "adro" and the full name rollouts.adhere.dev never collide.
+        ("adro",),
         (
             _PHASE,
             _Column("Done", "integer", ".status.trials.done", "Trials finished (progress)."),

@@ -117,7 +117,12 @@ def test_crd_is_a_valid_apiextensions_v1_object(name: str) -> None:
 
 def test_names_columns_and_status() -> None:
     short = {kind: crd["spec"]["names"]["shortNames"] for kind, crd in KINDS.items()}
-    assert short == {"Benchmark": ["bm"], "Rollout": ["ro"], "JudgePanel": ["jp"]}
+    assert short == {"Benchmark": ["bm"], "Rollout": ["adro"], "JudgePanel": ["jp"]}
+    # Short names other projects' CRDs commonly install (Argo Rollouts: "ro"; Argo CD:
+    # "app", "appproj"; Argo Workflows: "wf"; Knative: "ksvc", "rev"; cert-manager:
+    # "cert") and the built-in kinds' ("po", "deploy", "rs", ...) are not reused.
+    taken = {"ro", "app", "appproj", "wf", "ksvc", "rev", "cert", "po", "deploy", "rs"}
+    assert not taken & {name for names in short.values() for name in names}
     for kind, crd in KINDS.items():
         spec = crd["spec"]
         assert crd["metadata"]["name"] == f"{spec['names']['plural']}.{CRD_GROUP}"

@@ -88,6 +88,8 @@ class Cluster:
     def __init__(self, emulator: kmock.KubernetesEmulator) -> None:
         self.emulator = emulator
         self._count = 0
+        self.notes = ""
+        """The NOTES Helm printed after the last install."""
 
     async def install(self, values: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         self._count += 1
@@ -101,4 +103,5 @@ class Cluster:
             json.dumps(values or {}),
         )
         assert result["info"]["status"] == "deployed", result["info"]
+        self.notes = result["info"].get("notes", "")
         return [doc for doc in yaml.safe_load_all(result["manifest"]) if doc]

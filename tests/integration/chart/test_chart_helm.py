@@ -153,6 +153,35 @@ async def test_default_install(cluster: Cluster) -> None:
     assert settings.trial_resources.limits["cpu"] == "2"
 
 
+REPO = CHART.parents[1]
+
+
+async def test_notes_point_at_an_example_that_uses_the_chart_s_store(cluster: Cluster) -> None:
+    """NOTES tell a first user what to apply: an example that exists in the repository and
+    whose Rollouts set no storage (so results go to the chart's store), and name
+    Rollouts by their group (a bare "rollouts" may mean Argo Rollouts)."""
+    await cluster.install({"store": {"uri": "s3://results/adhere"}})
+    applied = [
+        line.split("-f", 1)[1].strip()
+        for line in cluster.notes.splitlines()
+        if "kubectl apply -f" in line
+    ]
+    assert applied, cluster.notes
+    for example in applied:
+        docs = [d for d in yaml.safe_load_all((REPO / example).read_text()) if d]
+        rollouts = [d for d in docs if d["kind"] == "Rollout"]
+        assert rollouts and all("storage" not in d["spec"] for d in rollouts), example
+    lines = [line.strip() for line in cluster.notes.splitlines()]
+    commands = [line for line in lines if line.startswith("kubectl get")]
+    assert commands and all("rollouts.adhere.dev" in c for c in commands), commands
+    assert "configure one first" not in cluster.notes
+
+
+async def test_notes_without_a_store_say_the_example_needs_one(cluster: Cluster) -> None:
+    await cluster.install()
+    assert "No store is configured" in cluster.notes and "configure one first" in cluster.notes
+
+
 async def test_namespaced_install_uses_roles(cluster: Cluster) -> None:
     docs = await cluster.install({"watchNamespaces": ["team-a", "team-b"]})
     validate_all(docs)
