@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,8 +18,26 @@ from adhere.errors import AdhereError
 if TYPE_CHECKING:
     from adhere.report import Report
 
-err_console = Console(stderr=True)
-out_console = Console()
+WIDE: int = 400
+"""Columns for output that is not a terminal (a CI log, a pipe, a file)."""
+
+
+def _console(stderr: bool = False) -> Console:
+    """A console; off a terminal, wide enough that tables keep whole cells.
+
+    Rich falls back to 80 columns when it cannot ask a terminal, and squeezes tables to
+    fit (``c… │ M… │ 0…``) — in CI logs, exactly where ``compare --fail-on-regression``
+    runs. Tables take their natural width (never more), so a wide console only stops the
+    cutting. ``COLUMNS`` set in the environment still wins.
+    """
+    console = Console(stderr=stderr)
+    if console.is_terminal or "COLUMNS" in os.environ:
+        return console
+    return Console(stderr=stderr, width=WIDE)
+
+
+err_console = _console(stderr=True)
+out_console = _console()
 
 
 def _fail(exc: AdhereError) -> None:
@@ -27,8 +46,30 @@ def _fail(exc: AdhereError) -> None:
     raise SystemExit(2)
 
 
+_GLOBAL_FLAGS = re.compile(r"-v+|--verbose")
+
+
+def hoist_global_options(args: list[str]) -> list[str]:
+    """``adhere run -v X`` as ``adhere -v run X``: global flags moved in front.
+
+    ``-v``/``--verbose`` are taken from anywhere before a ``--`` and put first, where
+    click expects them. No subcommand has an option of its own named ``-v``, and none
+    takes a value that could be ``-v``.
+    """
+    cut = args.index("--") if "--" in args else len(args)
+    flags = [a for a in args[:cut] if _GLOBAL_FLAGS.fullmatch(a)]
+    rest = [a for a in args[:cut] if not _GLOBAL_FLAGS.fullmatch(a)]
+    return [*flags, *rest, *args[cut:]]
+
+
 class _Group(click.Group):
-    """Turns project errors into one clear line and exit status 2."""
+    """Turns project errors into one clear line and exit status 2.
+
+    Global options may follow the subcommand.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, hoist_global_options(args))
 
     def invoke(self, ctx: click.Context) -> object:
         try:

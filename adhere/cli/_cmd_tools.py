@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import click
+from rich.console import Console
 
 from adhere.cli._app import (
     err_console,
@@ -143,8 +144,10 @@ def trajectory_show(run_ref: str, trial_ref: str, raw: bool) -> None:
         f"instance {trial.instance}, repeat {trial.repeat}",
         highlight=False,
     )
+    # Prose in boxes: off a terminal a readable 100 columns, not the tables' wide console.
+    console = out_console if out_console.is_terminal else Console(width=100)
     for renderable in render_trajectory(found):
-        out_console.print(renderable)
+        console.print(renderable)
 
 
 @main.command()

@@ -1,5 +1,8 @@
 """`adhere compare` on small hand-written stores: what it prints, writes and exits with."""
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -119,3 +122,24 @@ def test_the_report_shows_rates_and_differences_with_intervals(tmp_path: Path) -
     assert cells["ΔISR"].startswith("-50.0 pp [")
     # McNemar with 4 worse, 0 better: 2/16 — not significant, not flagged.
     assert cells["p"] == "0.125"
+
+
+def test_a_ci_log_gets_whole_cells(tmp_path: Path) -> None:
+    """Off a terminal (a CI log, where --fail-on-regression runs) no cell is cut to "…":
+    the console is not Rich's 80-column fallback."""
+    base = write_run(tmp_path, "a", {(f"i{n}", 0): CHECKS for n in range(8)})
+    cand = write_run(tmp_path, "b", {(f"i{n}", 0): CHECKS - 1 for n in range(8)})
+    env = {k: v for k, v in os.environ.items() if k not in {"COLUMNS", "LINES"}}
+    done = subprocess.run(
+        [sys.executable, "-m", "adhere.cli", "compare", str(base), str(cand), "--threshold", "0.1"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "…" not in done.stdout, done.stdout
+    assert "REGRESSED ISR" in done.stdout
+    widest = max(len(line) for line in done.stdout.splitlines())
+    assert widest > 80  # the table's natural width, wider than the old fallback
