@@ -68,6 +68,33 @@ def trial_run(
         raise SystemExit(1)
 
 
+@trial.command("copy-workspace")
+@click.option(
+    "--from",
+    "source",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="The workspace directory in the instance's image (its workspace_abs_path).",
+)
+@click.option(
+    "--to",
+    "target",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="The empty volume the trial container mounts at that path.",
+)
+def trial_copy_workspace(source: Path, target: Path) -> None:
+    """Copy an instance image's workspace into a volume (a trial pod's init container).
+
+    Files keep their modes, symbolic links are copied as links (never followed), and
+    ``.git`` comes along. Exit status: 0 when copied, 2 when the source is missing.
+    """
+    from adhere.runner import copy_workspace
+
+    count = copy_workspace(source, target)
+    err_console.print(f"copied {count} entries of {source} into {target}", highlight=False)
+
+
 @trial.command("score")
 @click.option("--rollout-uri", required=True, help="<store URI>/<rollout> to score.")
 @_ray_options

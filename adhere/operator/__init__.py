@@ -3,10 +3,11 @@
 It reconciles the three custom resources of ``adhere.dev/v1alpha1``: a Benchmark is
 validated and its instances resolved into the store; a JudgePanel is validated and
 its Secrets checked; a Rollout is planned into trials, each run by one batch/v1 Job
-(the scaffold's image running ``adhere trial run``, the recording proxy as a
+(the scaffold's image running ``adhere trial run``, or the instance's own image with the
+agent injected when the instance names one; the recording proxy as a
 sidecar), retried up to ``spec.maxRetries``, and scored when every trial finished.
 An edge package: kopf and the Kubernetes client are imported only here, and the
-pure modules (``_reconcile``, ``_status``, ``_jobs``, ``_rayjob``, ``_observe``,
+pure modules (``_reconcile``, ``_status``, ``_jobs``, ``_instance_env``, ``_rayjob``, ``_observe``,
 ``_validate``, ``_config``, ``_names``) import neither (an import-linter contract).
 """
 

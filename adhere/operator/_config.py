@@ -84,6 +84,19 @@ class OperatorConfig(SpecModel):
         ),
         description="Resources of the recording proxy sidecar.",
     )
+    instance_images: bool = Field(
+        default=True,
+        description="Run a trial whose instance names a container image (OctoBench's "
+        "published rows: image and workspace_abs_path) in that image, with the agent runtime "
+        "copied in from the scaffold image. False: every trial runs in its scaffold's image, "
+        "and one whose workspace is only an image fails there.",
+    )
+    instance_image_run_as_root: bool = Field(
+        default=False,
+        description="Run the containers of instance images (the workspace copy and the trial) "
+        "as root with a writable root file system and baseline capabilities, for images whose "
+        "workspace only root can read or write. The pod is then baseline, not restricted.",
+    )
     workspace_size_limit: str = Field(
         default="2Gi", description="Size limit of the workspace emptyDir of a trial pod."
     )

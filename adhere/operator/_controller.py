@@ -346,6 +346,7 @@ class Controller:
                 plan.store.uri,
                 self.config,
                 sidecar=uses_sidecar(models[trial.model]),
+                environment=plan.environments.get(trial.instance),
             )
             created = await asyncio.to_thread(self.kube.create, job, "jobs")
             log.info(

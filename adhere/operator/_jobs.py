@@ -16,6 +16,10 @@ starts the provider and the recording proxy in its own process, as ``adhere run`
 The caller decides (:func:`~adhere.operator._sidecar.uses_sidecar` asks the provider)
 and passes ``sidecar``; this module stays pure.
 
+A trial whose instance names an environment image runs in that image instead, the
+agent runtime copied in by two more init containers (see
+:mod:`~adhere.operator._instance_env`); without one the layout above is unchanged.
+
 Every container runs as a non-root user with no privilege escalation, all
 capabilities dropped, a read-only root file system and the RuntimeDefault seccomp
 profile (the ``restricted`` Pod Security Standard); writable paths are emptyDirs:
@@ -29,6 +33,14 @@ from typing import Any, Final
 
 from adhere.core import Trial
 from adhere.operator._config import OperatorConfig
+from adhere.operator._instance_env import (
+    InstanceEnvironment,
+    in_instance_image,
+    pod_security,
+    runtime_container,
+    runtime_volume,
+    workspace_container,
+)
 from adhere.operator._names import (
     ANNOTATION_INSTANCE,
     ANNOTATION_MODEL,
@@ -226,12 +238,14 @@ def build_job(
     config: OperatorConfig,
     *,
     sidecar: bool,
+    environment: InstanceEnvironment | None = None,
 ) -> dict[str, Any]:
     """The Job running attempt ``attempt`` of ``trial`` (retries are the operator's).
 
     ``sidecar`` says whether the model's calls go through a recording-proxy sidecar
     (see :func:`~adhere.operator.uses_sidecar`); without one the trial process serves
-    the model itself.
+    the model itself. ``environment``: the instance's own image, which the trial then
+    runs in (see :mod:`~adhere.operator._instance_env`).
     """
     labels = trial_labels(rollout.name, trial, attempt)
     annotations = {
@@ -251,22 +265,27 @@ def build_job(
         volumes.append(
             {"name": "store", "persistentVolumeClaim": {"claimName": config.store_volume_claim}}
         )
+    container = _trial_container(trial, attempt, rollout_uri, sidecar, config)
+    init = [_proxy_container(model, config)] if sidecar else []
+    root = environment is not None and config.instance_image_run_as_root
+    if environment is not None:
+        restricted = container_security(config)
+        init += [
+            runtime_container(container["image"], restricted, config),
+            workspace_container(environment, config),
+        ]
+        container = in_instance_image(container, environment, config, work_dir=WORK_DIR)
+        volumes.append(runtime_volume())
     pod: dict[str, Any] = {
         "restartPolicy": "Never",
         "automountServiceAccountToken": False,
         "enableServiceLinks": False,
-        "securityContext": {
-            "runAsNonRoot": True,
-            "runAsUser": config.run_as_user,
-            "runAsGroup": config.run_as_group,
-            "fsGroup": config.run_as_group,
-            "seccompProfile": {"type": "RuntimeDefault"},
-        },
-        "containers": [_trial_container(trial, attempt, rollout_uri, sidecar, config)],
+        "securityContext": pod_security(config, root=root),
+        "containers": [container],
         "volumes": volumes,
     }
-    if sidecar:
-        pod["initContainers"] = [_proxy_container(model, config)]
+    if init:
+        pod["initContainers"] = init
     if config.service_account:
         pod["serviceAccountName"] = config.service_account
     if config.image_pull_secrets:

@@ -23,6 +23,8 @@ from adhere.artifacts import RolloutStore, write_benchmark_instances
 from adhere.core import Instance, Trial
 from adhere.errors import SpecError, StoreError
 from adhere.operator._config import OperatorConfig
+from adhere.operator._instance_env import InstanceEnvironment, instance_environments
+from adhere.operator._jobs import HOME_DIR
 from adhere.operator._status import PlanProblem
 from adhere.runner import apply_filters, prepare_rollout
 from adhere.spec import Benchmark, JudgePanel, Rollout, RunConfig, ScaffoldSpec
@@ -43,6 +45,8 @@ class RolloutPlan:
         problem: Why planning failed.
         scaffolds: The settings of each planned scaffold (the Rollout entry it comes
             from, under its own name), by name.
+        environments: Instance id → the image its trials run in, for the instances
+            that name one (see :mod:`~adhere.operator._instance_env`).
     """
 
     plan_id: str
@@ -52,6 +56,7 @@ class RolloutPlan:
     note: str = ""
     problem: PlanProblem | None = None
     scaffolds: dict[str, ScaffoldSpec] = field(default_factory=dict)
+    environments: dict[str, InstanceEnvironment] = field(default_factory=dict)
 
 
 def storage_for(rollout: Rollout, config: OperatorConfig) -> str:
@@ -121,6 +126,12 @@ def plan_rollout(
     )
     try:
         prepared = prepare_rollout(run_config, store_uri=store_uri, secrets=secrets)
+        environments = instance_environments(
+            prepared.instances,
+            config,
+            home=HOME_DIR,
+            where=run_config.files[f"Benchmark/{benchmark.metadata.name}"],
+        )
     except SpecError as exc:
         return RolloutPlan(plan_id, problem=PlanProblem("BenchmarkInvalid", str(exc)))
     except StoreError as exc:
@@ -139,6 +150,9 @@ def plan_rollout(
     )
     if planned.skipped:
         note += f" ({len(planned.skipped)} instances skipped: see `adhere plan`)"
+    own_images = {t.instance for t in prepared.trials} & environments.keys()
+    if own_images:
+        note += f"; {len(own_images)} instances run in their own images"
     return RolloutPlan(
         plan_id,
         trials=prepared.trials,
@@ -146,6 +160,7 @@ def plan_rollout(
         stored_done=done,
         note=note,
         scaffolds={name: p.spec for name, p in planned.scaffolds.items()},
+        environments=environments,
     )
 
 

@@ -44,7 +44,7 @@ from adhere.runner._trial import (
     stored_config,
 )
 from adhere.runner._validate import Validated, validate_files
-from adhere.runner._workspace import default_work_root
+from adhere.runner._workspace import copy_workspace, default_work_root
 
 __all__ = [
     "Checked",
@@ -64,6 +64,7 @@ __all__ = [
     "check_benchmark",
     "check_panel",
     "check_run",
+    "copy_workspace",
     "default_work_root",
     "describe_pairings",
     "describe_plan",

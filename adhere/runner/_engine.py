@@ -145,8 +145,12 @@ class Engine:
         max_retries: int = 0,
         retry_backoff_seconds: float = RETRY_BACKOFF_SECONDS,
         fingerprints: Mapping[str, Fingerprint] | None = None,
+        workspace_dir: Path | None = None,
     ) -> None:
         self.store = store
+        self.workspace_dir = workspace_dir
+        """The workspace already in place (a cluster pod in its instance's image), used
+        as it is instead of a copy per trial; None: each trial gets its own copy."""
         self.fingerprints = fingerprints or {}
         """Trial id → the config it runs under; a finished trial is skipped only when
         its stored result has the same (or none: written before fingerprints)."""
@@ -235,7 +239,9 @@ class Engine:
     ) -> tuple[ScaffoldResult | None, dict[str, str], str | None]:
         target = self.models[trial.model]
         try:
-            async with trial_workspace(self.work_root, trial.id, instance) as (workdir, home):
+            async with trial_workspace(
+                self.work_root, trial.id, instance, in_place=self.workspace_dir
+            ) as (workdir, home):
                 ctx = TrialContext(
                     trial_id=trial.id,
                     instance=instance,
@@ -256,7 +262,8 @@ class Engine:
                 )
                 self.workspaces[trial.id] = str(workdir)
                 scaffold = self.scaffolds[trial.scaffold]
-                if layered(instance):  # binaries and all: compare like with like
+                # binaries and all: compare like with like
+                if layered(instance) or self.workspace_dir is not None:
                     ignore = DEFAULT_IGNORE_DIRS | getattr(scaffold, "ignore_dirs", frozenset())
                     self.initial[trial.id] = collect_files(workdir, ignore_dirs=ignore)
                 outcome = await scaffold.run(ctx)

@@ -15,6 +15,12 @@ Model calls go through a recording proxy either way:
   as ``scripted`` names, see :mod:`adhere.models`) in its own process, as
   ``adhere run`` does.
 
+Instance images: a pod that runs in the instance's own image (see
+:mod:`adhere.operator`) has the workspace in place at the instance's
+``workspace_abs_path`` (copied there from the image by ``adhere trial
+copy-workspace``) and names it in ``$ADHERE_WORKSPACE_DIR``; the trial then runs in
+that directory as it is instead of writing the stored files into a fresh one.
+
 Attempts: a trial whose stored result is ``ok`` is not run again. Files of an earlier
 attempt (a stored error, or the leftovers of a killed pod) move to ``attempt-<n>/``
 first, so every attempt's artifacts are kept.
@@ -51,7 +57,7 @@ from adhere.runner._run import (
     run_services,
     serve_judges,
 )
-from adhere.runner._workspace import default_work_root
+from adhere.runner._workspace import default_work_root, in_place_workspace
 from adhere.scaffolds import default_cache_dir
 from adhere.scoring import Scorer, ScoreSummary, score_rollout
 from adhere.spec import Benchmark, Endpoint, JudgePanel, Rollout, RunConfig, parse_resource
@@ -292,6 +298,7 @@ async def run_stored_trial(
             parallelism=1,
             secrets=secrets,
             fingerprints=fingerprints,
+            workspace_dir=in_place_workspace(),
         )
 
     if proxy_url is not None:

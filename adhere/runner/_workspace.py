@@ -13,6 +13,16 @@ from adhere.errors import SpecError
 
 KEEP_ENV = "ADHERE_KEEP_WORK"
 """Set to 1 to keep trial scratch directories after the trial (for debugging)."""
+IN_PLACE_ENV = "ADHERE_WORKSPACE_DIR"
+"""Set by a cluster pod that runs in its instance's image: the workspace is already
+there, at this directory (the instance's ``workspace_abs_path``), and the trial runs
+in it as it is instead of a copy."""
+
+
+def in_place_workspace() -> Path | None:
+    """The directory ``$ADHERE_WORKSPACE_DIR`` names, if set (see :data:`IN_PLACE_ENV`)."""
+    value = os.environ.get(IN_PLACE_ENV, "").strip()
+    return Path(value) if value else None
 
 
 def default_work_root() -> Path:
@@ -74,6 +84,29 @@ def copy_layer(source: Path, target: Path) -> None:
                 shutil.copy2(src, dst, follow_symlinks=False)
 
 
+def copy_workspace(source: Path, target: Path) -> int:
+    """Copy an instance image's workspace directory into the (empty) directory ``target``.
+
+    What ``adhere trial copy-workspace`` does in a cluster pod's init container (the
+    instance's image, its workspace copied into the volume the trial then works in):
+    files with their modes, links as links (never followed), ``.git`` included.
+    Returns how many entries were copied.
+
+    Raises:
+        SpecError: ``source`` is not a directory, or ``target`` does not exist.
+    """
+    if not source.is_dir():
+        raise SpecError(
+            f"the instance image has no directory {source}: its workspace_abs_path must be a "
+            "directory of the image",
+            field="workspace_abs_path",
+        )
+    if not target.is_dir():
+        raise SpecError(f"the target directory {target} does not exist", field="--to")
+    copy_layer(source, target)
+    return sum(len(dirs) + len(names) for _, dirs, names in os.walk(target))
+
+
 def _clear(path: Path, *, keep_dir: bool) -> None:
     if path.is_symlink() or path.is_file():
         path.unlink()
@@ -88,15 +121,35 @@ def _place_link(src: Path, dst: Path) -> None:
 
 @asynccontextmanager
 async def trial_workspace(
-    root: Path, trial_id: str, instance: Instance
+    root: Path, trial_id: str, instance: Instance, *, in_place: Path | None = None
 ) -> AsyncIterator[tuple[Path, Path]]:
     """Create ``<root>/<trial>/{work,home}`` with the instance's workspace; remove it afterwards.
 
     The workspace's directories are copied as they are (:func:`copy_layer`), else its
     files written. A local run refuses instances whose workspace is only an image when
     it plans (``runner._plan.image_only_problem``); a trial that gets here with one
-    anyway (a cluster pod before instance images) fails with a clear message.
+    anyway (a cluster pod not running in the instance's image) fails with a clear
+    message.
+
+    ``in_place``: the workspace is this existing directory (a cluster pod running in
+    the instance's image, see :data:`IN_PLACE_ENV`); it is used as it is and kept, and
+    only the HOME is created (and removed).
     """
+    if in_place is not None:
+        if not in_place.is_dir():
+            raise SpecError(
+                f"the workspace directory {in_place} (${IN_PLACE_ENV}) does not exist",
+                field="workspace",
+            )
+        home = root / trial_id / "home"
+        shutil.rmtree(home, ignore_errors=True)
+        home.mkdir(parents=True)
+        try:
+            yield in_place, home
+        finally:
+            if os.environ.get(KEEP_ENV) != "1":
+                shutil.rmtree(root / trial_id, ignore_errors=True)
+        return
     if instance.workspace.image_only:
         raise SpecError(
             f"instance {instance.id!r} gives its workspace only as an image "

@@ -154,7 +154,25 @@ def test_scaffold_images_pin_the_cli_versions_in_code(name: str) -> None:
     assert f"python -m adhere.scaffolds.install {name} " in runs
     assert f"/{name}-${{CLI_VERSION}}/.adhere-installed.json" in runs
     env = " ".join(rest for keyword, rest in dockerfile.final.instructions if keyword == "ENV")
-    assert "ADHERE_SCAFFOLD_CACHE=/opt/adhere-scaffolds" in env
+    # The CLI and Node lie in the copyable runtime, where an instance-image pod finds them.
+    assert "ADHERE_SCAFFOLD_CACHE=/adhere-runtime/scaffolds" in env
+    assert "--cache-dir /adhere-runtime/scaffolds" in runs
+    copies = [rest for keyword, rest in dockerfile.final.instructions if keyword == "COPY"]
+    assert "--from=node /adhere-runtime/node /adhere-runtime/node" in copies
+
+
+def test_the_base_image_holds_the_copyable_runtime_the_operator_injects() -> None:
+    from adhere.operator._instance_env import RUNTIME_ADHERE, RUNTIME_DIR
+
+    dockerfile = read(IMAGES / "base" / "Dockerfile")
+    build = dockerfile.stages[0]
+    envs = " ".join(rest for keyword, rest in build.instructions if keyword == "ENV")
+    assert f"UV_PROJECT_ENVIRONMENT={RUNTIME_DIR}/venv" in envs
+    assert RUNTIME_ADHERE == f"{RUNTIME_DIR}/venv/bin/adhere"
+    runs = " ".join(rest for keyword, rest in build.instructions if keyword == "RUN")
+    assert f"{RUNTIME_DIR}/python" in runs and f"{RUNTIME_DIR}/ca-certificates.crt" in runs
+    copies = [rest for keyword, rest in dockerfile.final.instructions if keyword == "COPY"]
+    assert f"--from=build {RUNTIME_DIR} {RUNTIME_DIR}" in copies
 
 
 def test_image_names_match_the_chart() -> None:

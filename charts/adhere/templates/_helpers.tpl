@@ -112,7 +112,9 @@ values; operator.config is merged on top.
   "proxyImage" (include "adhere.image" (dict "root" . "image" .Values.images.proxy))
   "rayImage" (include "adhere.image" (dict "root" . "image" .Values.images.rayWorker))
   "imagePullPolicy" .Values.images.pullPolicy
-  "imagePullSecrets" .Values.images.pullSecrets
+  "imagePullSecrets" (concat .Values.images.pullSecrets .Values.trials.imagePullSecrets | uniq)
+  "instanceImages" .Values.trials.instanceImages.enabled
+  "instanceImageRunAsRoot" .Values.trials.instanceImages.runAsRoot
   "runAsUser" .Values.trials.runAsUser
   "runAsGroup" .Values.trials.runAsGroup
   "trialResources" (include "adhere.resources" .Values.trials.resources | fromYaml)

@@ -151,6 +151,10 @@ async def test_default_install(cluster: Cluster) -> None:
     assert settings.image_for("my-own") == "ghcr.io/adhere/scaffold-my-own:0.1.0"
     assert settings.proxy_image_name() == "ghcr.io/adhere/proxy:0.1.0"
     assert settings.trial_resources.limits["cpu"] == "2"
+    assert settings.instance_images is True and settings.instance_image_run_as_root is False
+    assert settings.image_pull_secrets == [] and "imagePullSecrets" not in one(
+        docs, "ServiceAccount"
+    )
 
 
 REPO = CHART.parents[1]
@@ -312,3 +316,23 @@ async def test_values_schema_refuses_bad_values(
     with pytest.raises(HelmError) as info:
         await cluster.install(values)
     assert "schema" in str(info.value) and complaint in str(info.value)
+
+
+async def test_instance_images_and_their_pull_secrets(cluster: Cluster) -> None:
+    docs = await cluster.install(
+        {
+            "images": {"pullSecrets": ["regcred"]},
+            "trials": {
+                "imagePullSecrets": ["octo-registry", "regcred"],
+                "instanceImages": {"runAsRoot": True},
+            },
+        }
+    )
+    validate_all(docs)
+    settings = OperatorConfig.model_validate(
+        yaml.safe_load(one(docs, "ConfigMap")["data"]["operator.yaml"])
+    )
+    assert settings.image_pull_secrets == ["regcred", "octo-registry"]  # each once
+    assert settings.instance_images is True and settings.instance_image_run_as_root is True
+    account = one(docs, "ServiceAccount")
+    assert account["imagePullSecrets"] == [{"name": "regcred"}]

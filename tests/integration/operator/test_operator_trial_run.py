@@ -7,6 +7,7 @@ endpoint) and ``adhere proxy`` started as the pod's sidecar starts it.
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from adhere.cli import main
@@ -120,3 +121,90 @@ def test_a_benchmark_resolves_into_the_operators_store(tmp_path: Path) -> None:
     path = tmp_path / "store" / "_benchmarks" / "research" / "bench" / "instances.jsonl"
     assert resolved.stored == path.as_uri()
     assert len(path.read_text().splitlines()) == 3
+
+
+async def test_a_pod_in_the_instance_image_copies_its_workspace_and_works_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The instance-image pod's steps, played here: copy-workspace, then trial run in place."""
+    import os
+    import subprocess
+
+    from adhere.runner._trial import prepare_rollout
+    from adhere.spec import Benchmark, Rollout, RunConfig
+
+    image_app = tmp_path / "image" / "app"  # the workspace directory inside the image
+    image_app.mkdir(parents=True)
+    (image_app / "notes.md").write_text("first\n")
+    (image_app / "logo.png").write_bytes(b"\x89PNG\x00\x01binary")
+    (image_app / "run.sh").write_text("#!/bin/sh\necho hi\n")
+    (image_app / "run.sh").chmod(0o755)
+    os.symlink("notes.md", image_app / "NOTES")
+    subprocess.run(["git", "init", "-q"], cwd=image_app, check=True)
+    row = {
+        "instance_id": "edit",
+        "user_query": ["Add a line to notes.md."],
+        "system_prompt": "",
+        "category": "SP",
+        "image": "registry.example.org/octo/edit:1",
+        "workspace_abs_path": "/app",
+        "checklist": {
+            "SP": {
+                "description": "",
+                "checks": [{"check_id": "SP_1", "description": "d", "check_type": "compliance"}],
+            }
+        },
+    }
+    (tmp_path / "instances.jsonl").write_text(json.dumps(row) + "\n")
+    meta = {"namespace": "research"}
+    rollout = Rollout.model_validate(
+        {
+            "apiVersion": "adhere.dev/v1alpha1",
+            "kind": "Rollout",
+            "metadata": {"name": "octo", **meta},
+            "spec": {
+                "benchmark": "b",
+                "models": [{"name": "m", "endpoint": {"api": "anthropic", "baseUrl": "scripted",
+                                                      "model": "agent:edit"}}],
+                "scaffolds": ["reference"],
+                "storage": (tmp_path / "runs").as_uri(),
+            },
+        }
+    )  # fmt: skip
+    benchmark = Benchmark.model_validate(
+        {
+            "apiVersion": "adhere.dev/v1alpha1",
+            "kind": "Benchmark",
+            "metadata": {"name": "b", **meta},
+            "spec": {"suite": "octobench", "source": {"path": "instances.jsonl"}},
+        }
+    )
+    config = RunConfig(rollout=rollout, benchmark=benchmark, judge_panel=None, base_dir=tmp_path)
+    prepared = prepare_rollout(config, store_uri=rollout.spec.storage, secrets=[])
+    store, trial = prepared.store, prepared.trials[0]
+    monkeypatch.setenv("ADHERE_WORK_DIR", str(tmp_path / "scratch"))
+
+    # A pod without the image's workspace has no files to start from.
+    refused = await run_stored_trial(store.uri, trial.id, attempt=1)
+    assert refused.status == "error" and "only as an image" in (refused.error or "")
+
+    # The workspace init container: the image's directory into the (empty) volume.
+    volume = tmp_path / "volume"
+    volume.mkdir()
+    copied = run_cli("trial", "copy-workspace", "--from", str(image_app), "--to", str(volume))
+    assert copied.returncode == 0, copied.stderr
+    assert (volume / "logo.png").read_bytes() == (image_app / "logo.png").read_bytes()
+    assert os.access(volume / "run.sh", os.X_OK) and (volume / ".git" / "HEAD").is_file()
+    assert (volume / "NOTES").is_symlink() and os.readlink(volume / "NOTES") == "notes.md"
+    missing = run_cli("trial", "copy-workspace", "--from", str(tmp_path / "nope"), "--to", "x")
+    assert missing.returncode == 2 and "has no directory" in missing.stderr
+
+    # The trial container: works in the volume where the image had its workspace.
+    monkeypatch.setenv("ADHERE_WORKSPACE_DIR", str(volume))
+    result = await run_stored_trial(store.uri, trial.id, attempt=2)
+    assert result.status == "ok", result.error
+    traj = store.read_trajectory(trial)
+    assert traj is not None and traj.meta["workspace"] == str(volume)
+    assert set(traj.files) == {"notes.md"}  # the binary, the link and .git are not changes
+    assert (volume / "notes.md").read_text() != "first\n"  # edited in place, and kept
+    assert not (tmp_path / "scratch" / trial.id).exists()  # the trial's HOME is removed
