@@ -86,7 +86,10 @@ def apply_skill_rule(
     required = list(skill_rule_checks(expected_skill))
     kept: list[MergedCheck] = []
     for check in checklist.checks:
-        if check.required == SKILL_RULE:  # applied before: replaced by the new ones
+        if check.required == SKILL_RULE:  # applied before: kept if still required
+            for n, wanted in enumerate(required):
+                if wanted.description == check.description:
+                    required[n] = check
             continue
         if check.category != SKILL_CATEGORY or check.required is not None:
             kept.append(check)
