@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
+from typing import Literal
 
 import click
 from rich.markup import escape
@@ -267,6 +268,14 @@ def generate_manyih(
 @click.option("--attempts", default=3, show_default=True, type=click.IntRange(min=1))
 @click.option("--parallelism", default=4, show_default=True, type=click.IntRange(min=1))
 @click.option("--force", is_flag=True, help="Overwrite existing checklist files.")
+@click.option(
+    "--merge",
+    type=click.Choice(["deterministic", "llm"]),
+    default="deterministic",
+    show_default=True,
+    help="How the rollouts' proposals are merged: word-set similarity (reproducible), or "
+    "one more call to the model (the paper's way; falls back to deterministic if unusable).",
+)
 def generate_checklist(
     run_dirs: tuple[str, ...],
     instances: tuple[str, ...],
@@ -279,6 +288,7 @@ def generate_checklist(
     attempts: int,
     parallelism: int,
     force: bool,
+    merge: Literal["deterministic", "llm"],
 ) -> None:
     """Write reviewable checklists from stored reference rollouts (OctoBench shape).
 
@@ -312,6 +322,8 @@ def generate_checklist(
             ),
             highlight=False,
         )
+        if found.merge_note:
+            err_console.print(f"  [yellow]note[/] {escape(found.merge_note)}", highlight=False)
 
     if instances:
         total = len(instances)
@@ -332,6 +344,7 @@ def generate_checklist(
                 max_attempts=attempts,
                 parallelism=parallelism,
                 force=force,
+                merge=merge,
             ),
             on_instance=progress,
         )

@@ -23,7 +23,14 @@ from adhere.judging._agreement_human import (
 )
 from adhere.judging._agreement_ranks import RankStability, kendall_tau, rank_stability
 from adhere.judging._cache import MemoryVerdictCache, VerdictCache, cache_key, trajectory_digest
-from adhere.judging._checkgen import ReferenceRollout, generate_checklist, propose_checks
+from adhere.judging._checkgen import (
+    MERGE_MODES,
+    MergeMode,
+    ReferenceRollout,
+    generate_checklist,
+    llm_merge,
+    propose_checks,
+)
 from adhere.judging._checkgen_categories import category_named
 from adhere.judging._checkgen_merge import (
     DEFAULT_SIMILARITY,
@@ -32,6 +39,14 @@ from adhere.judging._checkgen_merge import (
     RolloutProposals,
     merge_proposals,
 )
+from adhere.judging._checkgen_merge_prompt import (
+    MERGE_PROMPT_VERSION,
+    Candidate,
+    merge_candidates,
+    read_merge_candidates,
+    render_merge_user,
+)
+from adhere.judging._checkgen_merge_reply import MergeDraft, ParsedMerge, parse_merge_reply
 from adhere.judging._checkgen_prompt import (
     CHECKGEN_PROMPT_VERSION,
     InstructionBlock,
@@ -39,6 +54,7 @@ from adhere.judging._checkgen_prompt import (
     read_turns,
 )
 from adhere.judging._checkgen_reply import ProposedCheck, parse_checkgen_reply
+from adhere.judging._checkgen_skill import SKILL_RULE, apply_skill_rule, skill_rule_checks
 from adhere.judging._checkgen_yaml import render_checklist_yaml
 from adhere.judging._feedback import (
     FEEDBACK_FORMAT,
@@ -99,6 +115,7 @@ __all__ = [
     "Binding",
     "Bindings",
     "CHECKGEN_PROMPT_VERSION",
+    "Candidate",
     "DEFAULT_SIMILARITY",
     "ENTRY_POINT_GROUP",
     "FEEDBACK_FORMAT",
@@ -111,7 +128,11 @@ __all__ = [
     "ItemKey",
     "JUDGE_SYSTEM",
     "JudgeCall",
+    "MERGE_MODES",
+    "MERGE_PROMPT_VERSION",
     "MemoryVerdictCache",
+    "MergeDraft",
+    "MergeMode",
     "MergedCheck",
     "ORDERINGS",
     "Ordering",
@@ -123,6 +144,7 @@ __all__ = [
     "PanelJudge",
     "PanelResult",
     "PanelScore",
+    "ParsedMerge",
     "ParsedReply",
     "Placement",
     "PrefixGate",
@@ -132,10 +154,12 @@ __all__ = [
     "ReferenceRollout",
     "RegisteredVerifier",
     "RolloutProposals",
+    "SKILL_RULE",
     "VerdictCache",
     "Verifier",
     "VerifierParams",
     "VerifyContext",
+    "apply_skill_rule",
     "cache_key",
     "category_named",
     "category_trials",
@@ -154,15 +178,18 @@ __all__ = [
     "judge_trial",
     "judge_trials",
     "kendall_tau",
+    "llm_merge",
     "load_bindings",
     "load_human_labels",
     "majority_vote",
+    "merge_candidates",
     "merge_proposals",
     "needs_judge",
     "panel_agreement",
     "panel_scores",
     "parse_bindings",
     "parse_checkgen_reply",
+    "parse_merge_reply",
     "parse_reply",
     "plan_batches",
     "prompt_tokens",
@@ -170,10 +197,12 @@ __all__ = [
     "rank_stability",
     "read_checklist",
     "read_instruction_blocks",
+    "read_merge_candidates",
     "read_transcript",
     "read_turns",
     "render_checklist_yaml",
     "render_feedback",
+    "render_merge_user",
     "render_user",
     "resolve_human_labels",
     "run_check",
@@ -181,6 +210,7 @@ __all__ = [
     "run_panel",
     "scores_by_judge",
     "served_at",
+    "skill_rule_checks",
     "strip_feedback",
     "trajectory_digest",
     "validate_checks",

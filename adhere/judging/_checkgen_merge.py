@@ -51,6 +51,7 @@ __all__ = [
     "harmonize_description",
     "merge_proposals",
     "normalize",
+    "number_checks",
     "similarity",
 ]
 
@@ -171,6 +172,9 @@ class MergedCheck:
         support: In how many rollouts the check was proposed.
         rollouts: Those rollouts' labels, sorted.
         variants: How many distinct descriptions were merged into it.
+        required: Why the check is in the checklist whatever was proposed (the
+            Skill.md rule, :mod:`~adhere.judging._checkgen_skill`); ``None`` for a
+            proposed check. Required checks are never dropped for low support.
     """
 
     check_id: str
@@ -180,6 +184,7 @@ class MergedCheck:
     support: int
     rollouts: tuple[str, ...]
     variants: int = 1
+    required: str | None = None
 
 
 @dataclass(frozen=True)
@@ -194,6 +199,11 @@ class GeneratedChecklist:
         min_support: Smallest support kept.
         proposed: How many checks were proposed in all.
         dropped: Merged checks left out for support below ``min_support``.
+        merge: How the proposals were merged: ``deterministic`` or ``llm``.
+        merge_note: What the reader must know about the merge (an LLM merge that
+            failed and was replaced by the deterministic one says so here).
+        expected_skill: The skill of a Skill instance (its Skill.md checks are
+            required, see :mod:`~adhere.judging._checkgen_skill`).
     """
 
     instance: str
@@ -203,6 +213,19 @@ class GeneratedChecklist:
     min_support: int = 1
     proposed: int = 0
     dropped: int = 0
+    merge: str = "deterministic"
+    merge_note: str | None = None
+    expected_skill: str | None = None
+
+    def category_description(self, name: str) -> str:
+        """The description written for a category (the Skill.md one names the skill)."""
+        text = category_named(name).description
+        if name == "Skill.md" and self.expected_skill:
+            text += (
+                f' Expected skill: "{self.expected_skill}": a skill is invoked, it is that '
+                "skill, and its workflow is followed."
+            )
+        return text
 
     def by_category(self) -> dict[str, list[MergedCheck]]:
         """The checks grouped by category, in checklist order (empty categories left out)."""
@@ -215,7 +238,7 @@ class GeneratedChecklist:
         """The checklist in the published shape: ``{category: {description, checks}}``."""
         return {
             name: {
-                "description": category_named(name).description,
+                "description": self.category_description(name),
                 "checks": [
                     {
                         "check_id": c.check_id,
@@ -297,10 +320,9 @@ def merge_proposals(
         best.descriptions[description] += len(seen[key])
         best.rollouts_of[description] = set(seen[key])
         best.kinds.update(kinds[key])
-    checks: list[MergedCheck] = []
+    merged: list[MergedCheck] = []
     dropped = 0
-    for category in sorted(clusters, key=order.__getitem__):
-        merged = []
+    for category in clusters:
         for cluster in clusters[category]:
             rollouts = cluster.rollouts
             if len(rollouts) < min_support:
@@ -317,20 +339,41 @@ def merge_proposals(
                     variants=len(cluster.descriptions),
                 )
             )
-        merged.sort(key=lambda c: (-c.support, c.description.casefold(), c.description))
-        prefix = category_named(category).prefix
-        width = 2 if len(merged) < 100 else len(str(len(merged)))
-        for number, item in enumerate(merged, start=1):
-            checks.append(replace(item, check_id=f"{prefix}-{number:0{width}d}"))
+    checks = number_checks(merged)
     return GeneratedChecklist(
         instance=instance,
         rollouts=tuple(sorted(labels)),
-        checks=tuple(checks),
+        checks=checks,
         threshold=threshold,
         min_support=min_support,
         proposed=sum(len(p.checks) for p in proposals),
         dropped=dropped,
     )
+
+
+def number_checks(checks: Sequence[MergedCheck]) -> tuple[MergedCheck, ...]:
+    """``checks`` in checklist order with their ids (step 6 of the module docstring).
+
+    Categories in checklist order; within one, required checks first (in the order
+    given), then by support (highest first) and description. Ids are assigned anew.
+    """
+    order = {c.name: n for n, c in enumerate(CATEGORIES)}
+    by_category: dict[str, list[MergedCheck]] = {}
+    for check in checks:
+        by_category.setdefault(check.category, []).append(check)
+    out: list[MergedCheck] = []
+    for category in sorted(by_category, key=order.__getitem__):
+        items = by_category[category]
+        required = [c for c in items if c.required is not None]
+        rest = sorted(
+            (c for c in items if c.required is None),
+            key=lambda c: (-c.support, c.description.casefold(), c.description),
+        )
+        prefix = category_named(category).prefix
+        width = 2 if len(items) < 100 else len(str(len(items)))
+        for number, item in enumerate([*required, *rest], start=1):
+            out.append(replace(item, check_id=f"{prefix}-{number:0{width}d}"))
+    return tuple(out)
 
 
 def _representative(cluster: _Cluster) -> str:

@@ -26,10 +26,9 @@ from typing import Any
 
 from adhere.core import CheckKind
 from adhere.judging._checkgen_categories import canonical_category
-from adhere.judging._judge_reply import ReplyProblem
 from adhere.judging._judge_reply import _extract as extract_payload
 
-__all__ = ["ParsedProposals", "ProposedCheck", "parse_checkgen_reply"]
+__all__ = ["ParsedProposals", "ProposedCheck", "check_entry", "checks_list", "parse_checkgen_reply"]
 
 _KINDS = {kind.value: kind for kind in CheckKind}
 _FIELDS = frozenset({"category", "description", "check_type"})
@@ -72,40 +71,43 @@ class ParsedProposals:
 
 def parse_checkgen_reply(text: str) -> ParsedProposals:
     """Parse a generation reply strictly (see the module docstring)."""
-    payload, problem = extract_payload(text)
-    if problem is not None:
-        return _bad(problem)
-    try:
-        data: Any = json.loads(payload)
-    except json.JSONDecodeError as exc:
-        if exc.pos >= len(payload.rstrip()) - 1 or "Unterminated" in exc.msg:
-            return ParsedProposals(problems=["the JSON stops before it is complete (cut off?)"])
-        if exc.msg == "Extra data":
-            return ParsedProposals(problems=["there is text after the JSON object"])
-        return ParsedProposals(
-            problems=[f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"]
-        )
-    if not isinstance(data, dict) or not isinstance(data.get("checks"), list):
-        return ParsedProposals(problems=['the JSON is not an object of the form {"checks": [...]}'])
-    entries: list[Any] = data["checks"]
-    if not entries:
-        return ParsedProposals(problems=["the checks list is empty"])
+    entries, why = checks_list(text)
+    if entries is None:
+        return ParsedProposals(problems=[why or "unusable reply"])
     checks: list[ProposedCheck] = []
     problems: list[str] = []
     for position, entry in enumerate(entries):
-        check, why = _entry(entry)
-        if why is not None:
-            problems.append(f"entry {position}: {why}")
+        check, problem = check_entry(entry)
+        if problem is not None:
+            problems.append(f"entry {position}: {problem}")
         elif check is not None:
             checks.append(check)
     return ParsedProposals(checks=[] if problems else checks, problems=problems)
 
 
-def _bad(problem: ReplyProblem) -> ParsedProposals:
-    return ParsedProposals(problems=[problem.message])
+def checks_list(text: str) -> tuple[list[Any] | None, str | None]:
+    """The non-empty ``checks`` list of a reply's JSON object, or what is wrong with it."""
+    payload, problem = extract_payload(text)
+    if problem is not None:
+        return None, problem.message
+    try:
+        data: Any = json.loads(payload)
+    except json.JSONDecodeError as exc:
+        if exc.pos >= len(payload.rstrip()) - 1 or "Unterminated" in exc.msg:
+            return None, "the JSON stops before it is complete (cut off?)"
+        if exc.msg == "Extra data":
+            return None, "there is text after the JSON object"
+        return None, f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+    if not isinstance(data, dict) or not isinstance(data.get("checks"), list):
+        return None, 'the JSON is not an object of the form {"checks": [...]}'
+    entries: list[Any] = data["checks"]
+    if not entries:
+        return None, "the checks list is empty"
+    return entries, None
 
 
-def _entry(entry: Any) -> tuple[ProposedCheck | None, str | None]:
+def check_entry(entry: Any) -> tuple[ProposedCheck | None, str | None]:
+    """One ``{category, description, check_type}`` entry, or what is wrong with it."""
     if not isinstance(entry, dict):
         return None, "not an object"
     missing = sorted(_FIELDS - set(entry))

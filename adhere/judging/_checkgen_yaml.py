@@ -27,8 +27,8 @@ from typing import Any
 
 import yaml
 
-from adhere.judging._checkgen_categories import category_named
 from adhere.judging._checkgen_merge import GeneratedChecklist, MergedCheck
+from adhere.judging._checkgen_merge_prompt import MERGE_PROMPT_VERSION
 from adhere.judging._checkgen_prompt import CHECKGEN_PROMPT_VERSION
 
 __all__ = ["render_checklist_yaml"]
@@ -58,6 +58,8 @@ def _comment_text(text: str) -> str:
 
 def _support(check: MergedCheck, rollouts: tuple[str, ...]) -> str:
     line = f"# support {check.support}/{len(rollouts)}"
+    if check.required is not None:
+        line = f"# required ({check.required}) · {line[2:]}"
     if check.variants > 1:
         line += f" · {check.variants} phrasings merged"
     missing = [r for r in rollouts if r not in check.rollouts]
@@ -66,6 +68,21 @@ def _support(check: MergedCheck, rollouts: tuple[str, ...]) -> str:
     elif missing:
         line += f" · not proposed for {len(missing)} rollouts"
     return _comment_text(line)
+
+
+def _merge_lines(checklist: GeneratedChecklist) -> list[str]:
+    if checklist.merge == "llm":
+        lines = [f"# Merge: by the model (prompt {MERGE_PROMPT_VERSION})."]
+    else:
+        lines = ["# Merge: deterministic (word-set similarity)."]
+    if checklist.merge_note:
+        lines.append(f"# NOTE: {checklist.merge_note}")
+    if checklist.expected_skill:
+        lines.append(
+            f"# Skill.md rule: expected skill {checklist.expected_skill!r}; its invocation, "
+            "identity and workflow checks are required (added whatever was proposed)."
+        )
+    return [_comment_text(line) for line in lines]
 
 
 def render_checklist_yaml(checklist: GeneratedChecklist, *, model: str) -> str:
@@ -95,12 +112,13 @@ def render_checklist_yaml(checklist: GeneratedChecklist, *, model: str) -> str:
             f"min support {checklist.min_support}"
             + (f", {checklist.dropped} below it dropped)." if checklist.dropped else ").")
         ),
+        *_merge_lines(checklist),
         _REVIEW,
     ]
     for category, checks in checklist.by_category().items():
         lines.append("")
         lines.append(f"{_scalar(category)}:")
-        lines.append(f"  description: {_scalar(category_named(category).description)}")
+        lines.append(f"  description: {_scalar(checklist.category_description(category))}")
         lines.append("  checks:")
         for check in checks:
             lines.append(f"    {_support(check, checklist.rollouts)}")

@@ -19,7 +19,7 @@
 ``judge:seed=S[,pass_rate=P][,bias=B][,garble=G][,drop=D]``
     Answers judge prompts with deterministic verdicts (see
     :mod:`adhere.testing._judge_policy`).
-``checkgen[:seed=S][,drop=D][,vary=V][,garble=G]``
+``checkgen[:seed=S][,drop=D][,vary=V][,garble=G][,mergefault=F]``
     Answers checklist-generation prompts with checks derived from the instructions
     (see :mod:`adhere.testing._checkgen_policy`).
 ``vericode-selector[:seed=S][,params=P][,garble=G]``

@@ -1,6 +1,6 @@
 """The ``checkgen`` policy: a scripted checklist writer. A TEST DOUBLE, not a model.
 
-``checkgen[:seed=S][,drop=D][,vary=V][,garble=G]`` answers the checklist-generation
+``checkgen[:seed=S][,drop=D][,vary=V][,garble=G][,mergefault=F]`` answers the checklist-generation
 prompts of :mod:`adhere.judging._checkgen_prompt` (it reads the instruction blocks
 with that module's own reader) with the strict JSON they ask for, deterministically:
 
@@ -35,6 +35,16 @@ re-ask — whose text differs — gets a fresh draw):
 
 Replies alternate (by hash) between a bare JSON object and one fenced ```` ```json ````
 block after a sentence of prose, both of which the parser accepts.
+
+It also plays the **merging** model (``adhere generate checklist --merge llm``): to a
+merge prompt (:mod:`adhere.judging._checkgen_merge_prompt`, read back with
+:func:`~adhere.judging.read_merge_candidates`) it answers with one check per
+category and quoted instruction sentence (the text between the quotes of its own
+``complied with: "…"`` descriptions; other descriptions group by their lower-cased
+text), worded ``Check whether the assistant complied with: "<sentence>"``, listing
+every candidate key of the group under ``merges``. ``mergefault=F`` (default 0) makes
+a share F of merge replies unusable, drawn per request: JSON cut off halfway, or one
+group left out (which the strict parser refuses: every candidate must be kept).
 """
 
 from __future__ import annotations
@@ -46,7 +56,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from adhere.errors import UnknownConversation
-from adhere.judging import InstructionBlock, category_named, read_instruction_blocks, read_turns
+from adhere.judging import (
+    InstructionBlock,
+    category_named,
+    read_instruction_blocks,
+    read_merge_candidates,
+    read_turns,
+)
 from adhere.testing._model_string import PolicyOptions
 from adhere.testing._registry import PolicyContext
 from adhere.testing._types import unit_hash
@@ -67,6 +83,7 @@ _TYPES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(explain\w*|describe\w*|list|what|why|how)\b", re.I), "understanding"),
     (re.compile(r"\b(add|create|implement\w*|write|function)\b", re.I), "implementation"),
 )
+_QUOTED = re.compile(r'complied with: "(?P<sentence>.*)"\.?$')
 _PROSE = (
     "Here is what I think the agent should be checked on: mostly the rules it was given.",
     "I read the instructions; the checklist would cover the system prompt and the request.",
@@ -100,6 +117,7 @@ class CheckgenPolicy:
     drop: float = 0.2
     vary: float = 0.5
     garble: float = 0.0
+    mergefault: float = 0.0
     name: str = "checkgen"
 
     def respond(self, conversation: Conversation) -> Reply:
@@ -109,6 +127,12 @@ class CheckgenPolicy:
             UnknownConversation: The request is not a checklist-generation prompt.
         """
         user = next((m.content for m in reversed(conversation.messages) if m.role == "user"), "")
+        try:
+            candidates = read_merge_candidates(user)
+        except ValueError:
+            pass
+        else:
+            return self._merge(candidates, conversation.digest)
         try:
             blocks = read_instruction_blocks(user)
         except ValueError as exc:
@@ -127,6 +151,35 @@ class CheckgenPolicy:
         if unit_hash(seed, "fence", request) < 0.5:
             text = f"Here is the checklist.\n\n```json\n{text}\n```"
         return Reply(text=text)
+
+    def _merge(self, candidates: list[tuple[str, str, str, str]], request: str) -> Reply:
+        groups: dict[tuple[str, str], dict[str, Any]] = {}
+        for key, category, kind, description in candidates:
+            found = _QUOTED.search(description)
+            sentence = found["sentence"] if found else description.lower()
+            group = groups.setdefault(
+                (category, sentence),
+                {
+                    "category": category,
+                    "description": (
+                        f'Check whether the assistant complied with: "{sentence}"'
+                        if found
+                        else description
+                    ),
+                    "check_type": kind,
+                    "merges": [],
+                },
+            )
+            group["merges"].append(key)
+        entries = list(groups.values())
+        seed = str(self.seed)
+        if self.mergefault and unit_hash(seed, "mergefault", request) < self.mergefault:
+            if unit_hash(seed, "mergefault-kind", request) < 0.5 and len(entries) > 1:
+                entries = entries[1:]
+            else:
+                text = json.dumps({"checks": entries})
+                return Reply(text=text[: max(1, len(text) // 2)])
+        return Reply(text=json.dumps({"checks": entries}, ensure_ascii=False, indent=1))
 
     def checks(self, blocks: list[InstructionBlock], rollout: str) -> list[dict[str, Any]]:
         """The check entries for these blocks, as drawn for one rollout."""
@@ -170,4 +223,5 @@ def make_checkgen_policy(options: PolicyOptions, context: PolicyContext) -> Chec
         drop=options.number("drop", 0.2, minimum=0.0, maximum=1.0),
         vary=options.number("vary", 0.5, minimum=0.0, maximum=1.0),
         garble=options.number("garble", 0.0, minimum=0.0, maximum=1.0),
+        mergefault=options.number("mergefault", 0.0, minimum=0.0, maximum=1.0),
     )

@@ -3,9 +3,11 @@
 For each chosen instance: its finished trials are gathered from one or more rollout
 artifact directories (any model, scaffold and repeat; ``max_rollouts`` of them,
 repeat 0 of every model × scaffold first), each trajectory is sent to the model once
-(with re-asks on unusable replies), the proposals are merged
-(:func:`adhere.judging.generate_checklist`) and written as commented YAML in the
-published checklist shape. Every file is read back through the OctoBench loader
+(with re-asks on unusable replies), the proposals are merged — deterministically, or
+by the same model with ``merge="llm"`` — (:func:`adhere.judging.generate_checklist`),
+a Skill instance (its stored ``metadata.expected_skill``) gets the Skill.md rule's
+required checks, and the result is written as commented YAML in the published
+checklist shape. Every file is read back through the OctoBench loader
 before it is kept (:func:`load_checklist_file`), so what is written is a checklist
 that loader accepts.
 
@@ -31,12 +33,13 @@ from typing import Any
 import yaml
 
 from adhere.artifacts import RolloutStore, open_rollout_dir, safe_segment
-from adhere.core import Check, Trial
+from adhere.core import Check, Instance, Trial
 from adhere.errors import AdhereError, SpecError
 from adhere.judging import (
     DEFAULT_SIMILARITY,
     GeneratedChecklist,
     JudgeCall,
+    MergeMode,
     ReferenceRollout,
     generate_checklist,
     render_checklist_yaml,
@@ -49,6 +52,7 @@ from adhere.suites.octobench import RawInstance, to_instance
 __all__ = [
     "CheckgenSettings",
     "InstanceOutcome",
+    "expected_skill",
     "find_rollouts",
     "generate_checklists",
     "load_checklist_file",
@@ -73,6 +77,9 @@ class CheckgenSettings:
         max_attempts: Attempts per rollout before its instance fails.
         parallelism: Model calls in flight at once (the endpoint's own limits apply too).
         force: Overwrite existing checklist files.
+        merge: ``deterministic`` (default) or ``llm``: the model merges the proposals
+            (one more call per instance; a failed merge falls back to the
+            deterministic one, noted in the file and the outcome).
     """
 
     max_rollouts: int | None = None
@@ -81,6 +88,7 @@ class CheckgenSettings:
     max_attempts: int = 3
     parallelism: int = 4
     force: bool = False
+    merge: MergeMode = "deterministic"
 
 
 @dataclass
@@ -99,6 +107,7 @@ class _Runs:
     stores: list[RolloutStore] = field(default_factory=list)
     labels: dict[str, str] = field(default_factory=dict)
     instance_ids: list[str] = field(default_factory=list)
+    instances: dict[str, Instance] = field(default_factory=dict)
 
 
 async def serve_endpoint(endpoint: Endpoint, stack: AsyncExitStack) -> Endpoint:
@@ -150,7 +159,31 @@ def _open_runs(run_dirs: Sequence[str | Path]) -> _Runs:
         for instance in store.read_instances():
             if instance.id not in runs.instance_ids:
                 runs.instance_ids.append(instance.id)
+                runs.instances[instance.id] = instance
     return runs
+
+
+_SKILL_CATEGORIES = frozenset({"skill", "skill.md", "skills"})
+
+
+def expected_skill(instance: Instance) -> str | None:
+    """The skill of a Skill instance (``metadata.expected_skill``), ``None`` for others.
+
+    Raises:
+        SpecError: The instance's category is Skill but it names no expected skill (the
+            Skill.md rule needs the name for its identity check).
+    """
+    skill = instance.metadata.get("expected_skill")
+    if isinstance(skill, str) and skill.strip():
+        return skill.strip()
+    category = instance.metadata.get("category")
+    if isinstance(category, str) and category.strip().lower() in _SKILL_CATEGORIES:
+        raise SpecError(
+            f"instance {instance.id!r} has category {category!r} but no expected skill; "
+            "the Skill.md rule needs the skill's name",
+            field="expected_skill",
+        )
+    return None
 
 
 def find_rollouts(
@@ -307,10 +340,13 @@ async def generate_checklists(
                 outcome.rollouts = len(rollouts)
                 if not rollouts:
                     raise SpecError(f"instance {instance!r}: no finished trial with a trajectory")
+                skill = expected_skill(runs.instances[instance])
                 checklist = await generate_checklist(
                     ask,
                     instance,
                     rollouts,
+                    merge=settings.merge,
+                    expected_skill=skill,
                     model=endpoint.model,
                     threshold=settings.threshold,
                     min_support=settings.min_support,

@@ -165,3 +165,65 @@ def test_other_prompts_and_bad_options_are_refused():
         policy("checkgen:drop=2")
     with pytest.raises(ModelStringError):
         policy("checkgen:colour=red")
+
+
+def merge_respond(model, candidates, rollouts=2):
+    from adhere.judging import render_merge_user
+    from adhere.judging._checkgen_merge_prompt import MERGE_SYSTEM
+
+    conversation = Conversation(
+        model=model,
+        policy="checkgen",
+        options={},
+        system=MERGE_SYSTEM,
+        messages=(ChatMessage(role="user", content=render_merge_user("i", candidates, rollouts)),),
+    )
+    return policy(model).respond(conversation).text
+
+
+def test_as_the_merging_model_it_groups_by_instruction_sentence_and_keeps_every_key():
+    from adhere.core import CheckKind
+    from adhere.judging import ProposedCheck, RolloutProposals, merge_candidates, parse_merge_reply
+
+    c = CheckKind.COMPLIANCE
+    proposals = [
+        RolloutProposals(
+            "r0",
+            (
+                ProposedCheck(
+                    "SP", 'Check whether the assistant complied with: "Never use emoji."', c
+                ),
+                ProposedCheck("SP", "Check whether the answer is short.", c),
+            ),
+        ),
+        RolloutProposals(
+            "r1",
+            (
+                ProposedCheck("SP", 'Check if the agent has complied with: "Never use emoji."', c),
+                ProposedCheck(
+                    "SP",
+                    'Check whether the assistant complied with: "Always answer in English."',
+                    c,
+                ),
+            ),
+        ),
+    ]
+    candidates = merge_candidates(proposals)
+    parsed = parse_merge_reply(merge_respond("checkgen", candidates), candidates)
+    assert parsed.ok, parsed.problems
+    by_description = {d.description: d.merges for d in parsed.checks}
+    emoji = [c.key for c in candidates if "emoji" in c.description]
+    assert len(emoji) == 2
+    assert by_description == {
+        'Check whether the assistant complied with: "Never use emoji."': tuple(emoji),
+        'Check whether the assistant complied with: "Always answer in English."': tuple(
+            c.key for c in candidates if "English" in c.description
+        ),
+        "Check whether the answer is short.": tuple(
+            c.key for c in candidates if "short" in c.description
+        ),
+    }
+    # mergefault=1: every merge reply is unusable (cut off, or a group left out).
+    faulty = parse_merge_reply(merge_respond("checkgen:mergefault=1", candidates), candidates)
+    assert not faulty.ok
+    assert "cut off" in faulty.summary() or "in no entry's 'merges'" in faulty.summary()
