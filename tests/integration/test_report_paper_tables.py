@@ -15,7 +15,16 @@ from pathlib import Path
 import pytest
 
 from adhere.artifacts import RolloutStore
-from adhere.core import ChatMessage, Check, Instance, Source, Trajectory, Trial, TrialResult, Verdict
+from adhere.core import (
+    ChatMessage,
+    Check,
+    Instance,
+    Source,
+    Trajectory,
+    Trial,
+    TrialResult,
+    Verdict,
+)
 from adhere.report import render_html, render_markdown
 from adhere.report._results import report_for
 from adhere.store import open_store
@@ -109,8 +118,10 @@ def write_store(root: Path, data: dict) -> RolloutStore:
         fixed = [Verdict(check_id=c, result=r, decided_by="verifier:x")
                  for c, r in trial_data["fixed"].items()]  # fmt: skip
         judged = {
-            judge: [Verdict(check_id=c, result=r, decided_by=f"judge:{judge}")
-                    for c, r in results.items()]  # fmt: skip
+            judge: [
+                Verdict(check_id=c, result=r, decided_by=f"judge:{judge}")
+                for c, r in results.items()
+            ]  # fmt: skip
             for judge, results in trial_data["judges"].items()
         }
         store.write_verdicts(trial, fixed + judged["ja"])  # what the vote holds is not read

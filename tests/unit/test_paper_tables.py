@@ -55,8 +55,10 @@ def test_panel_cells_are_mean_and_population_std_and_failed_runs_count_for_every
     table_2, table_3, _kilo = paper_tables(per_judge_trials(trials, judged), SOURCES)
     # judge a: t1, t2 pass, t3 failed to run → ISR 2/3, CSR 2/3; judge b: ISR 1/3, CSR 1.5/3.
     a, b = (2 / 3, 2 / 3), (1 / 3, 0.5)
-    isr = f"{statistics.fmean([a[0], b[0]]) * 100:.1f}% ± {statistics.pstdev([a[0], b[0]]) * 100:.1f}"
-    csr = f"{statistics.fmean([a[1], b[1]]) * 100:.1f}% ± {statistics.pstdev([a[1], b[1]]) * 100:.1f}"
+    isr, csr = (
+        f"{statistics.fmean(pair) * 100:.1f}% ± {statistics.pstdev(pair) * 100:.1f}"
+        for pair in ([a[0], b[0]], [a[1], b[1]])
+    )
     assert table_2.header == ["model", "a ISR", "a CSR", "b ISR", "b CSR", "mean ISR", "mean CSR"]
     assert table_2.rows == [["m", "66.7%", "66.7%", "33.3%", "50.0%", isr, csr]]
     assert table_3.rows == [["m", isr, csr]]
