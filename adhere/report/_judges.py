@@ -126,6 +126,8 @@ def rule_note(judges: Sequence[str], isr: str = "ISR", csr: str = "CSR") -> str:
         f"Judges ({len(judges)}: {', '.join(judges)}): every judge scores each trial on its "
         f"own verdicts (with the deterministic verifiers'); a rate across judges is the mean "
         f"of the judges' {isr} / {csr}, ± the population standard deviation across judges "
-        "(the paper's avg@k). Undecided checks never pass; a judge's incomplete trials are "
-        "left out of that judge's rates."
+        "(the paper's avg@k): the paper tables, Figure 3 and the panel tables. Undecided "
+        "checks never pass; a judge's incomplete trials are left out of that judge's rates. "
+        "The Summary and the breakdowns, whose counts and 95% intervals need one verdict "
+        "per check, count a judge-decided check by the panel's majority vote."
     )

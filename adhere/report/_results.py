@@ -100,11 +100,6 @@ def report_for(store: RolloutStore, *, human_labels: str | Path | None = None) -
     report.panel = panel_tables(collected, judged)
     if human_labels is not None:
         report.panel.append(human_table(store, load_human_labels(human_labels)))
-    if report.panel:
-        report.notes.append(
-            "Judge-decided checks count by the panel's majority vote in the summary; the "
-            "panel tables give every judge's scores and their mean ± std."
-        )
     return report
 
 
@@ -114,7 +109,8 @@ def octobench_tables(
     judged: dict[str, dict[str, list[Verdict]]],
     report: Report,
 ) -> tuple[list[Table], tuple[str, str] | None]:
-    """The paper's Tables 2, 3, 13–15 and Figure 3 (its table, and its title and SVG)."""
+    """The paper's Tables 2, 3, 13–15 and Figure 3 (its table; its title and SVG when
+    the trials span two turn bins or more)."""
     sources = {i.id: {c.id: c.source.value for c in i.checks} for i in collected.instances.values()}
     names = (report.isr_name, report.csr_name)
     per_judge = per_judge_trials(collected.trials, judged)
@@ -123,7 +119,8 @@ def octobench_tables(
     if figure is None:
         return tables, None
     table, svg = figure
-    return [*tables, table], (table.title, svg)
+    plotted = len(table.header) > 2  # a plot of one bin would be one point a model
+    return [*tables, table], (table.title, svg) if plotted else None
 
 
 def version_note(collected: Collected) -> str:
