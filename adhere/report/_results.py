@@ -109,8 +109,10 @@ def octobench_tables(
     judged: dict[str, dict[str, list[Verdict]]],
     report: Report,
 ) -> tuple[list[Table], tuple[str, str] | None]:
-    """The paper's Tables 2, 3, 13–15 and Figure 3 (its table; its title and SVG when
-    the trials span two turn bins or more)."""
+    """The paper's Tables 2, 3, 13–15 and Figure 3's table, and Figure 3's plot.
+
+    The plot (title, SVG) only when the trials span two turn bins or more.
+    """
     sources = {i.id: {c.id: c.source.value for c in i.checks} for i in collected.instances.values()}
     names = (report.isr_name, report.csr_name)
     per_judge = per_judge_trials(collected.trials, judged)
