@@ -194,6 +194,8 @@ def _write_report(
 
     assert isinstance(store, RolloutStore)
     result = report_for(store, human_labels=human_labels)
+    if result.rule:
+        out_console.print(f"[bold]{escape(result.rule)}[/]", highlight=False)
     tables = [*breakdown_tables(result), *panel_tables(result), *paper_console_tables(result)]
     for table in tables:
         out_console.print(table)

@@ -132,7 +132,7 @@ def panel_tables(report: Report) -> list[Table]:
 
 
 def paper_console_tables(report: Report) -> list[Table]:
-    """The main-results and per-category tables (per-judge ones are in report.md)."""
+    """The paper's Tables 2 and 3 (Tables 13–15 and Figure 3 are in report.md)."""
     return [_plain(table, labels=1) for table in report.paper[:2]]
 
 

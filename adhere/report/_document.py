@@ -39,7 +39,9 @@ class Report:
     summary: Table
     breakdowns: list[Table] = field(default_factory=list)
     paper: list[Table] = field(default_factory=list)
-    """Tables laid out like the suite's paper (main results, by category, per judge)."""
+    """The suite's paper tables (OctoBench: Tables 2, 3, 13–15, Figure 3's data)."""
+    rule: str = ""
+    """How judges are combined in every table (stated at the top of the report)."""
     panel: list[Table] = field(default_factory=list)
     """Judge-panel tables: scores per judge with mean ± std, agreement."""
     plot_svg: str | None = None
@@ -251,7 +253,7 @@ def outcome_table(trials: Sequence[ScoredTrial], group: list[str]) -> Table | No
 def _summary_plots(
     trials: Sequence[ScoredTrial], group: list[str], isr_name: str, csr_name: str
 ) -> dict[str, tuple[str, str]]:
-    """ISR against CSR per model, and ISR by number of turns when instances vary in turns."""
+    """ISR against CSR per model (ISR by interaction turns is the paper's Figure 3)."""
     plots: dict[str, tuple[str, str]] = {}
     groups = grouped(trials, group)
     points: dict[str, tuple[float, float]] = {}
@@ -268,18 +270,6 @@ def _summary_plots(
         plots["isr_vs_csr.svg"] = (
             title,
             scatter_svg(points, title=title, x_label=csr_name, y_label=isr_name, errors=spans),
-        )
-    turns = {t.keys.get("turns") for t in trials}
-    if len(turns) > 1 and all(isinstance(v, int) for v in turns):
-        series, errors = _isr_series(
-            trials, [*group, "turns"], lambda key: " / ".join(map(str, key[:-1]))
-        )
-        title = f"{isr_name} by number of user turns (bars: 95% intervals)"
-        plots["by_turns.svg"] = (
-            title,
-            line_plot_svg(
-                series, title=title, x_label="user turns", y_label=isr_name, errors=errors
-            ),
         )
     return plots
 
@@ -326,6 +316,8 @@ def _plot(trials: Sequence[ScoredTrial], isr_name: str) -> str:
 def render_markdown(report: Report, *, plot_file: str | None = "plot.svg") -> str:
     """The report as Markdown (the plot is referenced as a separate SVG file)."""
     out = [f"# Rollout `{report.rollout}` — {report.suite}", ""]
+    if report.rule:
+        out += [f"**{report.rule}**", ""]
     out += [f"- {n}" for n in report.notes]
     if report.notes:
         out.append("")
@@ -345,6 +337,8 @@ def render_markdown(report: Report, *, plot_file: str | None = "plot.svg") -> st
 def render_html(report: Report) -> str:
     """The report as one self-contained HTML page (plot inlined)."""
     body = [f"<h1>Rollout <code>{escape(report.rollout)}</code> — {escape(report.suite)}</h1>"]
+    if report.rule:
+        body.append(f"<p><strong>{escape(report.rule)}</strong></p>")
     body += [f"<p>{escape(n)}</p>" for n in report.notes]
     for table in [report.summary, *report.paper, *report.breakdowns, *report.panel]:
         body.append(f"<h2>{escape(table.title)}</h2><table>")

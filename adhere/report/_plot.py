@@ -36,10 +36,12 @@ def line_plot_svg(
     width: int = 640,
     height: int = 380,
     errors: Mapping[str, Mapping[float, Span]] | None = None,
+    x_ticks: Mapping[float, str] | None = None,
 ) -> str:
     """Render ``{label: [(x, y), …]}`` as an SVG document; y is a share in [0, 1].
 
-    ``errors``: per label and x, the 95% interval of y (drawn as an error bar).
+    ``errors``: per label and x, the interval of y (drawn as an error bar).
+    ``x_ticks``: the label of each x (default: the number itself).
     """
     left, right, top, bottom = 60, 180, 36, 48
     plot_w, plot_h = width - left - right, height - top - bottom
@@ -56,7 +58,8 @@ def line_plot_svg(
     parts = _frame(width, height, title, left, top, plot_w, plot_h, x_label, y_label)
     for x in xs:
         parts.append(
-            f'<text x="{px(x):.1f}" y="{top + plot_h + 18}" text-anchor="middle">{x:g}</text>'
+            f'<text x="{px(x):.1f}" y="{top + plot_h + 18}" text-anchor="middle">'
+            f"{escape((x_ticks or {}).get(x, f'{x:g}'))}</text>"
         )
     for n, (label, points) in enumerate(sorted(series.items())):
         color = _COLORS[n % len(_COLORS)]

@@ -14,7 +14,6 @@ from adhere.judging import (
     ItemKey,
     category_trials,
     human_agreement,
-    judge_trials,
     load_human_labels,
     panel_agreement,
     panel_scores,
@@ -41,8 +40,10 @@ from adhere.report._document import (
     interval_cells,
     rate_cell,
 )
+from adhere.report._judges import Across, judge_names, per_judge_trials, rule_note
 from adhere.report._paper import paper_tables
 from adhere.report._plot import bar_svg
+from adhere.report._turns import interaction_turns, turns_figure
 from adhere.suites import get_suite
 
 __all__ = ["Collected", "collect", "read_judged", "report_for", "scored_trial"]
@@ -75,12 +76,11 @@ def report_for(store: RolloutStore, *, human_labels: str | Path | None = None) -
             "holds (run under an earlier config): they are left out of every table."
         )
     judged = read_judged(store, collected)
+    report.rule = rule_note(judge_names(judged), report.isr_name, report.csr_name)
     if suite is not None and suite.name == "octobench":
-        sources = {
-            i.id: {c.id: c.source.value for c in i.checks} for i in collected.instances.values()
-        }
-        metric_names = (report.isr_name, report.csr_name)
-        report.paper = paper_tables(collected.trials, judged, sources, metric_names)
+        report.paper, figure = octobench_tables(store, collected, judged, report)
+        if figure is not None:
+            report.plots["by_turns.svg"] = figure
     report.breakdowns += split_tables(collected, report)
     report.breakdowns += repeat_tables(collected, report)
     suite_tables = getattr(suite, "report_tables", None)  # optional hook (e.g. GuideBench)
@@ -100,12 +100,29 @@ def report_for(store: RolloutStore, *, human_labels: str | Path | None = None) -
     report.panel = panel_tables(collected, judged)
     if human_labels is not None:
         report.panel.append(human_table(store, load_human_labels(human_labels)))
-    if report.panel:
-        report.notes.append(
-            "Judge-decided checks count by the panel's majority vote in the summary; the "
-            "panel tables give every judge's scores and their mean ± std."
-        )
     return report
+
+
+def octobench_tables(
+    store: RolloutStore,
+    collected: Collected,
+    judged: dict[str, dict[str, list[Verdict]]],
+    report: Report,
+) -> tuple[list[Table], tuple[str, str] | None]:
+    """The paper's Tables 2, 3, 13–15 and Figure 3's table, and Figure 3's plot.
+
+    The plot (title, SVG) only when the trials span two turn bins or more.
+    """
+    sources = {i.id: {c.id: c.source.value for c in i.checks} for i in collected.instances.values()}
+    names = (report.isr_name, report.csr_name)
+    per_judge = per_judge_trials(collected.trials, judged)
+    tables = paper_tables(per_judge, sources, names)
+    figure = turns_figure(per_judge, interaction_turns(store), report.isr_name)
+    if figure is None:
+        return tables, None
+    table, svg = figure
+    plotted = len(table.header) > 2  # a plot of one bin would be one point a model
+    return [*tables, table], (table.title, svg) if plotted else None
 
 
 def version_note(collected: Collected) -> str:
@@ -242,23 +259,15 @@ def read_judged(store: RolloutStore, collected: Collected) -> dict[str, dict[str
 
 def panel_tables(collected: Collected, judged: dict[str, dict[str, list[Verdict]]]) -> list[Table]:
     """Scores per judge with mean ± std across judges, and the judges' agreement."""
-    per_trial: list[ScoredTrial] = []
+    judges = judge_names(judged)
+    if not judges:
+        return []
+    per_trial = per_judge_trials(collected.trials, judged)
     labels: dict[str, dict[ItemKey, str]] = {}
-    for trial in collected.trials:
-        trial_id = str(trial.keys["trial"])
-        by_judge = judged.get(trial_id)
-        if not by_judge:
-            continue
-        judged_ids = {v.check_id for vs in by_judge.values() for v in vs}
-        fixed = [v for v in trial.verdicts if v.check_id not in judged_ids]
-        keys = {"model": trial.keys["model"], "scaffold": trial.keys["scaffold"]}
-        per_trial += judge_trials(keys, trial.status, by_judge, fixed, trial.expected)
+    for trial_id, by_judge in judged.items():
         for name, verdicts in by_judge.items():
             labels.setdefault(name, {}).update(verdict_labels(trial_id, verdicts))
-    if not per_trial:
-        return []
     scores = panel_scores(per_trial, by=("model", "scaffold"))
-    judges = sorted({j for score in scores.values() for j in score.judges})
     rows = []
     for (model, scaffold), score in sorted(scores.items()):
         cells = [
@@ -270,8 +279,8 @@ def panel_tables(collected: Collected, judged: dict[str, dict[str, list[Verdict]
                 str(model),
                 str(scaffold),
                 *cells,
-                _pm(score.isr_mean, score.isr_std),
-                _pm(score.csr_mean, score.csr_std),
+                Across(score.judges, len(judges)).cell("isr"),
+                Across(score.judges, len(judges)).cell("csr"),
             ]
         )
     tables = [
