@@ -42,7 +42,6 @@ from adhere.judging._checkgen_reply import ProposedCheck, parse_checkgen_reply
 from adhere.judging._checkgen_yaml import render_checklist_yaml
 from adhere.judging._conflict_judge import (
     CONFLICT_CHECK_ID,
-    attribution_of,
     conflict_cache_key,
     judge_conflict,
     run_conflict_panel,
@@ -115,7 +114,6 @@ from adhere.judging._verify_run import needs_judge, run_check, run_checks, valid
 __all__ = [
     "BEGIN_CONFLICT",
     "CONFLICT_CHECK_ID",
-    "attribution_of",
     "conflict_cache_key",
     "judge_conflict",
     "run_conflict_panel",

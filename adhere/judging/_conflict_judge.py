@@ -43,7 +43,6 @@ from adhere.judging._prompt_transcript import RenderLimits, render_transcript
 
 __all__ = [
     "CONFLICT_CHECK_ID",
-    "attribution_of",
     "conflict_cache_key",
     "judge_conflict",
     "run_conflict_panel",
@@ -71,17 +70,6 @@ def conflict_cache_key(
     }
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-
-def attribution_of(verdict: Verdict) -> str:
-    """``first``, ``second`` or ``undecided``: the side an attribution verdict names.
-
-    ``both``, ``neither``, ``unclear`` and ``error`` (no usable answer) are all
-    ``undecided``: never read as a side.
-    """
-    if verdict.result == "error":
-        return "undecided"
-    return {"A": "first", "B": "second"}.get(str(verdict.details.get("followed")), "undecided")
 
 
 async def judge_conflict(

@@ -1,11 +1,15 @@
 """Metrics: ISR/CSR over verdicts, grouped breakdowns, intervals and regression statistics."""
 
 from adhere.metrics._conflict import (
+    Attributed,
     ConflictRun,
     Followed,
+    SideTally,
+    attributed,
     conflict_of,
     followed,
     side_checks,
+    side_tally,
 )
 from adhere.metrics._delta import Delta, PairedTrial, delta, group_deltas, signed_points, split_pair
 from adhere.metrics._intervals import (
@@ -49,6 +53,10 @@ from adhere.metrics._table import Table, pct
 from adhere.metrics._vibe import vibe_correlation
 
 __all__ = [
+    "Attributed",
+    "SideTally",
+    "attributed",
+    "side_tally",
     "ALL_SOURCES",
     "AvgAtK",
     "ConflictRun",
