@@ -5,8 +5,8 @@ at the edge: sandboxed code runs, batched Ruff — :func:`gather_evidence`),
 deterministic verifiers decide the bound checks, the judge panel decides the rest
 (cached by content), and the verdicts are recorded in the store. For a conflict
 instance the panel also says which side the run followed (:func:`judge_conflict_trial`).
-:func:`score_rollout` is the one in-process scorer; the Ray actors (:mod:`adhere.ray_jobs`) call the same
-pieces (:func:`decide_checks`, :func:`judge_checks`, :func:`record_trial`), so both
+:func:`score_rollout` is the one in-process scorer; the Ray actors
+(:mod:`adhere.ray_jobs`) call the same pieces (:func:`decide_checks`, :func:`judge_checks`, :func:`record_trial`), so both
 paths give identical verdicts.
 """
 
