@@ -6,8 +6,8 @@ deterministic verifiers decide the bound checks, the judge panel decides the res
 (cached by content), and the verdicts are recorded in the store. For a conflict
 instance the panel also says which side the run followed (:func:`judge_conflict_trial`).
 :func:`score_rollout` is the one in-process scorer; the Ray actors
-(:mod:`adhere.ray_jobs`) call the same pieces (:func:`decide_checks`, :func:`judge_checks`, :func:`record_trial`), so both
-paths give identical verdicts.
+(:mod:`adhere.ray_jobs`) call the same pieces (:func:`decide_checks`,
+:func:`judge_checks`, :func:`record_trial`), so both paths give identical verdicts.
 """
 
 from adhere.scoring._conflict import conflict_question, judge_conflict_trial
