@@ -11,7 +11,16 @@ from adhere.metrics._conflict import (
     side_checks,
     side_tally,
 )
-from adhere.metrics._delta import Delta, PairedTrial, delta, group_deltas, signed_points, split_pair
+from adhere.metrics._delta import (
+    Delta,
+    PairedTrial,
+    delta,
+    group_deltas,
+    is_partial_failure,
+    partial_failure_pairs,
+    signed_points,
+    split_pair,
+)
 from adhere.metrics._intervals import (
     AvgAtK,
     Interval,
@@ -53,6 +62,8 @@ from adhere.metrics._table import Table, pct
 from adhere.metrics._vibe import vibe_correlation
 
 __all__ = [
+    "is_partial_failure",
+    "partial_failure_pairs",
     "Attributed",
     "SideTally",
     "attributed",
