@@ -10,7 +10,9 @@ For every trial that finished ``ok``:
 
 ``verdicts.json`` holds one verdict per check (judge-decided checks by majority
 vote); ``judge_verdicts.json`` holds each judge's own verdicts, from which
-``mean`` panels compute scores per judge. Checks left undecided (no verifier, no
+``mean`` panels compute scores per judge; for a conflict instance
+``conflict_verdicts.json`` holds each judge's attribution of the side the run
+followed (:mod:`adhere.scoring._conflict`). Checks left undecided (no verifier, no
 panel) have no verdict and the report says so.
 """
 

@@ -3,7 +3,9 @@
 Both sides are read from the stored verdicts (``verdicts.json`` of each trial) and
 paired by model × scaffold × instance × repeat; only trials present in both runs
 count, so each Δ is over the same trials. Carried-over trials (no failed check) are
-in both sides unchanged. Tables: per model × scaffold with an overall row, per
+in both sides unchanged. First the paper's Table 5, on the partial-failure instances
+of the base run only (:mod:`adhere.workflows._feedback_paper`); then, over every
+paired trial: per model × scaffold with an overall row, per
 instruction source, per model by who decided the check (verifier or judges: judge
 verdicts may move by chance whenever the transcript changes), and per fed-back check
 (how often it was fed back, passed after, still failed). Written as
