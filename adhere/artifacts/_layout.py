@@ -22,6 +22,7 @@
           scaffold.json                      the scaffold's per-turn exit codes, output tails, files
           verdicts.json                      list of Verdict, one per decided check
           judge_verdicts.json                judge name → that judge's verdicts
+          conflict_verdicts.json             conflict instances: judge name → [its attribution]
           feedback.json                      (corrected runs) what was fed back to the agent
           result.json                        TrialResult — written last: its presence means
                                              "finished"
@@ -69,6 +70,7 @@ TRAJECTORY = "trajectory.json"
 SCAFFOLD = "scaffold.json"
 VERDICTS = "verdicts.json"
 JUDGE_VERDICTS = "judge_verdicts.json"
+CONFLICT_VERDICTS = "conflict_verdicts.json"
 FEEDBACK = "feedback.json"
 RESULT = "result.json"
 ATTEMPT = "attempt-"
@@ -288,6 +290,21 @@ class RolloutStore:
         if not self.store.exists(key):
             return {}
         return decode_judge_verdicts(self.store.read_bytes(key))
+
+    def write_conflict_verdicts(self, trial: Trial, per_judge: Mapping[str, Verdict]) -> None:
+        """Store each judge's conflict attribution of a trial (``{}`` when no judge ran)."""
+        self.store.write_bytes(
+            self.trial_key(trial, CONFLICT_VERDICTS),
+            encode_judge_verdicts({name: [v] for name, v in per_judge.items()}),
+        )
+
+    def read_conflict_verdicts(self, trial: Trial) -> dict[str, Verdict]:
+        """Judge name → its conflict attribution of a trial (empty when none were stored)."""
+        key = self.trial_key(trial, CONFLICT_VERDICTS)
+        if not self.store.exists(key):
+            return {}
+        found = decode_judge_verdicts(self.store.read_bytes(key))
+        return {name: vs[0] for name, vs in found.items() if vs}
 
     def write_result(self, result: TrialResult) -> None:
         """Mark a trial finished. Call last, after every other artifact is written."""

@@ -248,12 +248,26 @@ def score(
     is_flag=True,
     help="Re-run the same trials without feedback (chance alone; default out RUN-rerun).",
 )
+@click.option(
+    "--scaffold",
+    metavar="NAME",
+    help="Re-run and report only this scaffold's trials (the paper's Table 5: claude-code).",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def feedback(run_ref: str, out: Path | None, append_turn: bool, control: bool, quiet: bool) -> None:
+def feedback(
+    run_ref: str,
+    out: Path | None,
+    append_turn: bool,
+    control: bool,
+    scaffold: str | None,
+    quiet: bool,
+) -> None:
     """Feed each trial's failed checks back to the agent, run it again, report ΔISR / ΔCSR.
 
-    RUN is a rollout's artifact directory. Trials with no failed check are carried
-    over unchanged. Resumable: run the same command again to continue.
+    RUN is a rollout's artifact directory. Trials with no failed check (and, with
+    --scaffold, other scaffolds' trials) are carried over unchanged. The report opens
+    with the paper's Table 5: the partial-failure instances of RUN. Resumable: run
+    the same command again to continue.
     """
     from adhere.judging import Placement
     from adhere.report import RichProgress
@@ -268,7 +282,7 @@ def feedback(run_ref: str, out: Path | None, append_turn: bool, control: bool, q
     if control and append_turn:
         raise click.UsageError("--control and --append-turn exclude each other")
     placement: Placement = "none" if control else "new-turn" if append_turn else "append"
-    plan = plan_feedback(run_ref, out=out, placement=placement)
+    plan = plan_feedback(run_ref, out=out, placement=placement, scaffold=scaffold)
     err_console.print(
         f"feedback on [bold]{plan.source.rollout}[/]: {len(plan.corrected)} trials with failed "
         f"checks run again, {len(plan.carried)} carried over → {plan.target.uri}",
@@ -298,7 +312,7 @@ def feedback(run_ref: str, out: Path | None, append_turn: bool, control: bool, q
             "ran; delete the corrected run to start over.",
             highlight=False,
         )
-    result = feedback_report(plan.source, plan.target)
+    result = feedback_report(plan.source, plan.target, scaffold=scaffold)
     for table in rich_tables(result):
         out_console.print(table)
     for note in result.notes:

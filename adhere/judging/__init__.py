@@ -56,6 +56,23 @@ from adhere.judging._checkgen_prompt import (
 from adhere.judging._checkgen_reply import ProposedCheck, parse_checkgen_reply
 from adhere.judging._checkgen_skill import SKILL_RULE, apply_skill_rule, skill_rule_checks
 from adhere.judging._checkgen_yaml import render_checklist_yaml
+from adhere.judging._conflict_judge import (
+    CONFLICT_CHECK_ID,
+    conflict_cache_key,
+    judge_conflict,
+    run_conflict_panel,
+)
+from adhere.judging._conflict_prompt import (
+    BEGIN_CONFLICT,
+    CONFLICT_PROMPT_VERSION,
+    ConflictAnswer,
+    ConflictQuestion,
+    ConflictReplyError,
+    ConflictSide,
+    parse_conflict_reply,
+    read_conflict_question,
+    render_conflict_user,
+)
 from adhere.judging._feedback import (
     FEEDBACK_FORMAT,
     FeedbackItem,
@@ -111,6 +128,19 @@ from adhere.judging._verify_bindings import Binding, Bindings, load_bindings, pa
 from adhere.judging._verify_run import needs_judge, run_check, run_checks, validate_checks
 
 __all__ = [
+    "BEGIN_CONFLICT",
+    "CONFLICT_CHECK_ID",
+    "conflict_cache_key",
+    "judge_conflict",
+    "run_conflict_panel",
+    "CONFLICT_PROMPT_VERSION",
+    "ConflictAnswer",
+    "ConflictQuestion",
+    "ConflictReplyError",
+    "ConflictSide",
+    "parse_conflict_reply",
+    "read_conflict_question",
+    "render_conflict_user",
     "Ask",
     "Binding",
     "Bindings",

@@ -1,13 +1,26 @@
 """Metrics: ISR/CSR over verdicts, grouped breakdowns, intervals and regression statistics."""
 
 from adhere.metrics._conflict import (
+    Attributed,
     ConflictRun,
     Followed,
+    SideTally,
+    attributed,
     conflict_of,
     followed,
     side_checks,
+    side_tally,
 )
-from adhere.metrics._delta import Delta, PairedTrial, delta, group_deltas, signed_points, split_pair
+from adhere.metrics._delta import (
+    Delta,
+    PairedTrial,
+    delta,
+    group_deltas,
+    is_partial_failure,
+    partial_failure_pairs,
+    signed_points,
+    split_pair,
+)
 from adhere.metrics._intervals import (
     AvgAtK,
     Interval,
@@ -49,6 +62,12 @@ from adhere.metrics._table import Table, pct
 from adhere.metrics._vibe import vibe_correlation
 
 __all__ = [
+    "is_partial_failure",
+    "partial_failure_pairs",
+    "Attributed",
+    "SideTally",
+    "attributed",
+    "side_tally",
     "ALL_SOURCES",
     "AvgAtK",
     "ConflictRun",

@@ -11,27 +11,40 @@ and shown, never read as following a side.
 
 The two side checks cannot both be met by design, so they are kept out of ISR and
 CSR (:func:`side_checks`) and reported here instead.
+
+The paper decides the side by an LLM judge, not by side checks: each judge of the
+panel attributes the run to a side (:data:`ConflictRun.attributions`, one verdict per
+judge, see :mod:`adhere.judging._conflict_judge`). :func:`attributed` reads one such
+verdict as ``first``, ``second`` or ``undecided`` (the judge said both, neither or
+unclear, or gave no usable answer), and :func:`side_tally` counts a group's runs per
+judge. The side-check classification (:func:`followed`) stays as a deterministic
+cross-check.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from adhere.core import Verdict
 
 __all__ = [
     "FOLLOWED",
+    "Attributed",
     "ConflictRun",
     "Followed",
+    "SideTally",
+    "attributed",
     "conflict_of",
     "followed",
     "side_checks",
+    "side_tally",
 ]
 
 Followed = Literal["first", "second", "both", "neither", "undecided"]
 FOLLOWED: tuple[Followed, ...] = ("first", "second", "both", "neither", "undecided")
+Attributed = Literal["first", "second", "undecided"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +56,8 @@ class ConflictRun:
     conflict: Mapping[str, Any]
     """``{"scenario", "type", "sides": [{"source", "check"}, {"source", "check"}]}``."""
     verdicts: Sequence[Verdict]
+    attributions: Mapping[str, Verdict] = field(default_factory=dict)
+    """Judge name → that judge's attribution verdict (empty: no judge was asked)."""
 
 
 def conflict_of(metadata: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -70,3 +85,62 @@ def followed(run: ConflictRun) -> Followed:
     if first == "pass":
         return "both" if second == "pass" else "first"
     return "second" if second == "pass" else "neither"
+
+
+def attributed(verdict: Verdict | None) -> Attributed:
+    """The side one judge's attribution names: ``A`` → first, ``B`` → second.
+
+    ``both``, ``neither``, ``unclear``, an ``error`` verdict (no usable answer) and a
+    missing attribution are ``undecided`` — never read as a side.
+    """
+    if verdict is None or verdict.result == "error":
+        return "undecided"
+    answer = verdict.details.get("followed")
+    return "first" if answer == "A" else "second" if answer == "B" else "undecided"
+
+
+@dataclass
+class SideTally:
+    """One judge's attributions of a group of runs."""
+
+    first: int = 0
+    second: int = 0
+    undecided: int = 0
+
+    @property
+    def runs(self) -> int:
+        """All runs of the group, undecided included."""
+        return self.first + self.second + self.undecided
+
+    @property
+    def decided(self) -> int:
+        """Runs attributed to a side: the denominator of the shares."""
+        return self.first + self.second
+
+    def share(self, side: Literal["first", "second"]) -> float | None:
+        """Share of the decided runs that followed ``side`` (``None``: none decided)."""
+        if not self.decided:
+            return None
+        return (self.first if side == "first" else self.second) / self.decided
+
+
+def side_tally(
+    runs: Iterable[ConflictRun], group: Sequence[str]
+) -> dict[tuple[str, ...], dict[str, SideTally]]:
+    """Per group key (``group`` keys, then the conflict type): judge → its tally.
+
+    A run counts for every judge of the panel that scored the rollout (the union of
+    the judges found on any run): a judge that has no attribution of a run counts it
+    undecided. A trial that did not finish ``ok`` is undecided for every judge.
+    """
+    runs = list(runs)
+    judges = sorted({name for run in runs for name in run.attributions})
+    out: dict[tuple[str, ...], dict[str, SideTally]] = {}
+    for run in runs:
+        key = (*(str(run.keys.get(k)) for k in group), str(run.conflict["type"]))
+        tallies = out.setdefault(key, {name: SideTally() for name in judges})
+        for name in judges:
+            verdict = run.attributions.get(name) if run.status == "ok" else None
+            side = attributed(verdict)
+            setattr(tallies[name], side, getattr(tallies[name], side) + 1)
+    return out

@@ -22,7 +22,16 @@ from typing import Any
 from adhere.core import Verdict
 from adhere.metrics._rates import Rates, ScoredTrial, rates
 
-__all__ = ["Delta", "PairedTrial", "delta", "group_deltas", "signed_points", "split_pair"]
+__all__ = [
+    "Delta",
+    "PairedTrial",
+    "delta",
+    "group_deltas",
+    "is_partial_failure",
+    "partial_failure_pairs",
+    "signed_points",
+    "split_pair",
+]
 
 
 @dataclass(frozen=True)
@@ -96,6 +105,36 @@ def delta(pairs: Iterable[PairedTrial]) -> Delta:
         broken=broken,
         incomplete=len(items) - len(whole),
     )
+
+
+def is_partial_failure(trial: ScoredTrial) -> bool:
+    """A trial that ran (``ok``), has every check decided, and failed some checks but not all.
+
+    At least one applicable check failed and at least one passed: the paper's
+    partial failure (its §4.3.2). A trial that passed everything, failed every
+    applicable check, failed to run or has an undecided check is not one.
+    """
+    if trial.status != "ok":
+        return False
+    score = trial.score()
+    return score.complete and 0 < score.passed < score.applicable
+
+
+def partial_failure_pairs(pairs: Iterable[PairedTrial]) -> list[PairedTrial]:
+    """The pairs of the partial-failure instances of the base run (paper Table 5's subset).
+
+    An instance is a partial failure for a model × scaffold when at least one of its
+    base-run trials (``before``) is a partial-failure trial (:func:`is_partial_failure`);
+    every paired trial of that model × scaffold × instance is kept (its other repeats
+    too, so the base ISR over the subset is not 0 by construction when repeats differ).
+    """
+    items = list(pairs)
+
+    def instance(pair: PairedTrial) -> tuple[str, ...]:
+        return tuple(str(pair.before.keys.get(k)) for k in ("model", "scaffold", "instance"))
+
+    chosen = {instance(p) for p in items if is_partial_failure(p.before)}
+    return [p for p in items if instance(p) in chosen]
 
 
 def _complete(trial: ScoredTrial) -> bool:

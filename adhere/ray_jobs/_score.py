@@ -27,8 +27,10 @@ from adhere.artifacts import JudgeCallRecord, RolloutStore, append_judge_calls
 from adhere.core import Check, Instance, Trajectory, Trial, Verdict
 from adhere.errors import AdhereError, ClusterError
 from adhere.judging import (
+    ConflictQuestion,
     VerdictCache,
     cache_key,
+    conflict_cache_key,
     needs_judge,
     served_at,
     trajectory_digest,
@@ -36,7 +38,15 @@ from adhere.judging import (
 from adhere.ray_jobs._pools import Pools, start_pools
 from adhere.ray_jobs._session import ray_session
 from adhere.ray_jobs._workers import Judged
-from adhere.scoring import DecidedChecks, Scorer, ScoreSummary, ok_trials, record_trial
+from adhere.scoring import (
+    DecidedChecks,
+    Scorer,
+    ScoreSummary,
+    conflict_question,
+    count_attributions,
+    ok_trials,
+    record_trial,
+)
 from adhere.spec import Endpoint, JudgePanel
 from adhere.suites import Suite
 
@@ -73,6 +83,7 @@ class _Job:
     pool: str = "verify"
     member: int = 0
     decided: DecidedChecks | None = None
+    question: ConflictQuestion | None = None
 
 
 def _cached_entries(
@@ -80,13 +91,21 @@ def _cached_entries(
     panel: JudgePanel,
     checks: list[Check],
     trajectory: Trajectory,
+    question: ConflictQuestion | None = None,
 ) -> dict[str, Verdict]:
-    """The cache entries the panel's judges will look up for these checks."""
+    """The cache entries the panel's judges will look up for these checks (and conflict)."""
     if cache is None:
         return {}
     digest = trajectory_digest(trajectory)
     found: dict[str, Verdict] = {}
     for judge in panel.spec.judges:
+        if question is not None:
+            key = conflict_cache_key(
+                question, digest, judge.endpoint.model, judge_endpoint=served_at(judge.endpoint)
+            )
+            hit = cache.get(key)
+            if hit is not None:
+                found[key] = hit
         for check in checks:
             if not needs_judge(check):
                 continue
@@ -180,13 +199,17 @@ class _Pass:
 
     def _verified(self, job: _Job, decided: DecidedChecks) -> None:
         job.decided = decided
-        if not decided.to_judge or self.panel is None or not self.pools.judge:
+        job.question = conflict_question(job.instance)
+        asks = decided.to_judge or job.question is not None
+        if not asks or self.panel is None or not self.pools.judge:
             self._finish(job, None)
             return
-        cached = _cached_entries(self.cache, self.panel, decided.to_judge, job.trajectory)
+        cached = _cached_entries(
+            self.cache, self.panel, decided.to_judge, job.trajectory, job.question
+        )
         job.pool = "judge"
         job.member, actor = self.pools.take("judge")
-        ref = actor.judge.remote(decided.to_judge, job.trajectory_ref, cached)
+        ref = actor.judge.remote(decided.to_judge, job.trajectory_ref, cached, job.question)
         self.in_flight[ref] = job
 
     def _judged(self, job: _Job, judged: Judged) -> None:
@@ -200,6 +223,10 @@ class _Pass:
         assert job.decided is not None
         result = judged.result if judged is not None else None
         record_trial(self.store, job.trial, job.instance, job.decided, result, self.summary)
+        if job.question is not None:
+            found = (judged.attributions if judged is not None else None) or {}
+            self.store.write_conflict_verdicts(job.trial, found)
+            count_attributions(self.summary, found)
         self.summary.trials += 1
         if self.on_trial is not None:
             self.on_trial(job.trial)

@@ -14,7 +14,7 @@ from typing import Any
 
 from adhere.artifacts import JudgeCallRecord
 from adhere.core import Check, Instance, Trajectory, Verdict
-from adhere.judging import PanelJudge, PanelResult
+from adhere.judging import ConflictQuestion, PanelJudge, PanelResult, run_conflict_panel
 from adhere.ray_jobs._limiter import RemoteLimiter
 from adhere.scoring import DecidedChecks, JudgeAsks, decide_checks, gather_evidence, judge_checks
 from adhere.spec import Endpoint, JudgePanel
@@ -73,6 +73,8 @@ class Judged:
     new_cache_entries: dict[str, Verdict]
     calls: list[JudgeCallRecord] = field(default_factory=list)
     """Records of the judge calls this actor made since its last answer (telemetry)."""
+    attributions: dict[str, Verdict] | None = None
+    """A conflict trial's attributions, judge name → verdict (``None``: not a conflict)."""
 
 
 class JudgeWorker:
@@ -109,15 +111,30 @@ class JudgeWorker:
         return self._judges
 
     async def judge(
-        self, checks: list[Check], trajectory: Trajectory, cached: dict[str, Verdict]
+        self,
+        checks: list[Check],
+        trajectory: Trajectory,
+        cached: dict[str, Verdict],
+        question: ConflictQuestion | None = None,
     ) -> Judged:
-        """Run the panel over one trial's remaining checks (see :func:`judge_checks`)."""
+        """Run the panel over one trial's remaining checks (see :func:`judge_checks`).
+
+        With ``question`` (a conflict instance), every judge also says which side the
+        run followed (:func:`adhere.judging.run_conflict_panel`).
+        """
         cache = PrefetchedCache(dict(cached))
         result = await judge_checks(self._panel(), checks, trajectory, self.panel, cache)
+        attributions = None
+        if question is not None:
+            attributions = dict(
+                await run_conflict_panel(self._panel(), question, trajectory, cache=cache)
+            )
         records: list[JudgeCallRecord] = []
         if self._asks is not None:
             records, self._asks.records = self._asks.records, []
-        return Judged(result=result, new_cache_entries=cache.new, calls=records)
+        return Judged(
+            result=result, new_cache_entries=cache.new, calls=records, attributions=attributions
+        )
 
     def calls(self) -> int:
         """Judge calls made so far (as ``ScoreSummary.judge_calls`` counts them)."""

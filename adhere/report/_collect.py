@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from adhere.artifacts import INSTANCES, RolloutStore, StoredTrial
 from adhere.core import Instance
@@ -22,7 +22,8 @@ class Collected:
     instances: dict[str, Instance]
     trials: list[ScoredTrial]
     conflicts: list[ConflictRun]
-    """Trials of conflict instances, with their side checks' verdicts."""
+    """Trials of conflict instances, with their side checks' verdicts and the judges'
+    attributions."""
     stale: int = 0
     """Stored trials of instances the rollout's benchmark no longer holds (left out)."""
 
@@ -43,7 +44,8 @@ def collect(store: RolloutStore) -> Collected:
         scored, conflict = scored_trial(stored, instances)
         trials.append(scored)
         if conflict is not None:
-            conflicts.append(conflict)
+            attributions = store.read_conflict_verdicts(stored.result.trial)
+            conflicts.append(replace(conflict, attributions=attributions))
     return Collected(
         rollout=store.rollout,
         suite=", ".join(sorted(suites)),

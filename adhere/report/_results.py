@@ -97,6 +97,11 @@ def report_for(store: RolloutStore, *, human_labels: str | Path | None = None) -
             "deciding which side of the contradiction a run followed are left out of "
             f"{report.isr_name}/{report.csr_name} and shown in the OctoBench-Conflict tables."
         )
+        if not any(run.attributions for run in collected.conflicts):
+            report.notes.append(
+                "No judge attributed the conflict runs (no judge panel): Table 4, decided by "
+                "an LLM judge as in the paper, is left out; the side checks are shown."
+            )
     report.panel = panel_tables(collected, judged)
     if human_labels is not None:
         report.panel.append(human_table(store, load_human_labels(human_labels)))

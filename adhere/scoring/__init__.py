@@ -3,18 +3,21 @@
 For each finished trial: the suite decides its own checks (with evidence fulfilled
 at the edge: sandboxed code runs, batched Ruff — :func:`gather_evidence`),
 deterministic verifiers decide the bound checks, the judge panel decides the rest
-(cached by content), and the verdicts are recorded in the store. :func:`score_rollout`
-is the one in-process scorer; the Ray actors (:mod:`adhere.ray_jobs`) call the same
-pieces (:func:`decide_checks`, :func:`judge_checks`, :func:`record_trial`), so both
-paths give identical verdicts.
+(cached by content), and the verdicts are recorded in the store. For a conflict
+instance the panel also says which side the run followed (:func:`judge_conflict_trial`).
+:func:`score_rollout` is the one in-process scorer; the Ray actors
+(:mod:`adhere.ray_jobs`) call the same pieces (:func:`decide_checks`,
+:func:`judge_checks`, :func:`record_trial`), so both paths give identical verdicts.
 """
 
+from adhere.scoring._conflict import conflict_question, judge_conflict_trial
 from adhere.scoring._evidence import gather_evidence
 from adhere.scoring._score import (
     DecidedChecks,
     JudgeAsks,
     Scorer,
     ScoreSummary,
+    count_attributions,
     decide_checks,
     judge_checks,
     ok_trials,
@@ -24,6 +27,9 @@ from adhere.scoring._score import (
 )
 
 __all__ = [
+    "conflict_question",
+    "count_attributions",
+    "judge_conflict_trial",
     "DecidedChecks",
     "JudgeAsks",
     "ScoreSummary",

@@ -10,7 +10,9 @@ For every trial that finished ``ok``:
 
 ``verdicts.json`` holds one verdict per check (judge-decided checks by majority
 vote); ``judge_verdicts.json`` holds each judge's own verdicts, from which
-``mean`` panels compute scores per judge. Checks left undecided (no verifier, no
+``mean`` panels compute scores per judge; for a conflict instance
+``conflict_verdicts.json`` holds each judge's attribution of the side the run
+followed (:mod:`adhere.scoring._conflict`). Checks left undecided (no verifier, no
 panel) have no verdict and the report says so.
 """
 
@@ -38,6 +40,7 @@ from adhere.judging import (
     served_at,
 )
 from adhere.models import EndpointLimiter, ModelClient, open_client
+from adhere.scoring._conflict import judge_conflict_trial
 from adhere.scoring._evidence import gather_evidence
 from adhere.scoring._judge_calls import judge_call_record
 from adhere.spec import Endpoint, JudgePanel
@@ -63,6 +66,10 @@ class ScoreSummary:
     """Per judge, its own ``error`` verdicts (a ``mean`` panel scores each judge's)."""
     seconds: float = 0.0
     problems: list[str] = field(default_factory=list)
+    attributions: int = 0
+    """Judge attributions of conflict trials (which side a run followed)."""
+    attribution_errors: int = 0
+    """Of them, those with no usable answer (the run is undecided in Table 4, never a side)."""
 
     @property
     def complete(self) -> bool:
@@ -82,6 +89,11 @@ class ScoreSummary:
             f"{self.judged_checks} judged ({self.judge_calls} judge calls), "
             f"{self.undecided_checks} undecided, {self.errors} errored"
             + (f"; judges' own errored verdicts: {judges}" if judges else "")
+            + (
+                f"; {self.attributions} conflict attributions ({self.attribution_errors} errored)"
+                if self.attributions
+                else ""
+            )
             + (
                 f"; {self.stale} stored trial(s) of instances no longer in the benchmark not scored"
                 if self.stale
@@ -280,6 +292,17 @@ async def score_trial(
     if decided.to_judge and judges and panel is not None:
         judged = await judge_checks(judges, decided.to_judge, trajectory, panel, cache)
     record_trial(store, trial, instance, decided, judged, summary)
+    attributions = await judge_conflict_trial(
+        store, trial, instance, trajectory, judges if panel is not None else [], cache
+    )
+    count_attributions(summary, attributions)
+
+
+def count_attributions(summary: ScoreSummary, found: Mapping[str, Verdict] | None) -> None:
+    """Count a trial's conflict attributions (``None``: not a conflict trial) in ``summary``."""
+    for verdict in (found or {}).values():
+        summary.attributions += 1
+        summary.attribution_errors += verdict.result == "error"
 
 
 def ok_trials(

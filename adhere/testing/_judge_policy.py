@@ -1,6 +1,7 @@
 """The ``judge`` policy: a scripted LLM judge. A TEST DOUBLE, not a judge.
 
 ``judge:seed=S[,pass_rate=P][,bias=B][,garble=G][,drop=D][,noise=N][,arise=A]``
+``[,conflict_a=C][,unsure=U]``
 answers the judge prompts of :mod:`adhere.judging._prompt` (it reads the checklist
 block and the transcript with that module's own readers) with the strict JSON the
 judge asks for, deterministically:
@@ -24,6 +25,12 @@ the whole conversation, so a re-ask — whose text differs — gets a fresh draw
 * ``garble=G``: a share G of replies is unusable — prose, or JSON cut off halfway.
 * ``drop=D``: each item is left out of the reply with probability D.
 
+Conflict-attribution prompts (:mod:`adhere.judging._conflict_prompt`) are answered
+too, from hashes of the transcript digest (panel-wide unless ``noise`` picks the
+judge's own seed, as for items): ``A`` when ``hash("side") < conflict_a`` (default
+0.5), else ``B``; then, when ``hash("unsure") < unsure`` (default 0), one of ``both``,
+``neither``, ``unclear`` instead. ``garble`` applies to these replies as well.
+
 Replies alternate (by hash) between a bare JSON object and one fenced ```` ```json ````
 block after a sentence of prose, both of which the judge accepts.
 """
@@ -37,7 +44,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from adhere.errors import UnknownConversation
-from adhere.judging import PromptItem, read_checklist, read_transcript
+from adhere.judging import (
+    BEGIN_CONFLICT,
+    PromptItem,
+    read_checklist,
+    read_conflict_question,
+    read_transcript,
+)
 from adhere.testing._model_string import PolicyOptions
 from adhere.testing._registry import PolicyContext
 from adhere.testing._types import unit_hash
@@ -63,6 +76,8 @@ class JudgePolicy:
     drop: float = 0.0
     noise: float = 0.25
     arise: float = 0.5
+    conflict_a: float = 0.5
+    unsure: float = 0.0
     name: str = "judge"
 
     def respond(self, conversation: Conversation) -> Reply:
@@ -72,6 +87,8 @@ class JudgePolicy:
             UnknownConversation: The request is not a judge prompt.
         """
         user = next((m.content for m in reversed(conversation.messages) if m.role == "user"), "")
+        if BEGIN_CONFLICT in user:
+            return self.attribute(user, conversation.digest)
         try:
             items = read_checklist(user)
         except ValueError as exc:
@@ -95,6 +112,29 @@ class JudgePolicy:
             return Reply(text=text[: max(1, len(text) // 2)])
         if unit_hash(seed, "fence", request) < 0.5:
             text = f"Here are my verdicts.\n\n```json\n{text}\n```"
+        return Reply(text=text)
+
+    def attribute(self, user: str, request: str) -> Reply:
+        """The reply to a conflict-attribution prompt (see the module docstring).
+
+        Raises:
+            UnknownConversation: The conflict block is malformed.
+        """
+        try:
+            read_conflict_question(user)
+        except ValueError as exc:
+            raise UnknownConversation(f"not a conflict-attribution prompt ({exc})") from None
+        digest = hashlib.sha256((read_transcript(user) or "").encode("utf-8")).hexdigest()
+        seed = str(self.seed)
+        basis = seed if unit_hash(seed, "own", "conflict", digest) < self.noise else "panel"
+        followed = "A" if unit_hash(basis, "side", digest) < self.conflict_a else "B"
+        if unit_hash(basis, "unsure", digest) < self.unsure:
+            followed = ("both", "neither", "unclear")[int(unit_hash(basis, "which", digest) * 3)]
+        text = json.dumps(
+            {"followed": followed, "reasoning": f"Scripted judge (seed {self.seed})."}
+        )
+        if self.garble and unit_hash(seed, "garble", request) < self.garble:
+            return Reply(text=text[: max(1, len(text) // 2)])
         return Reply(text=text)
 
     def decide(self, item: PromptItem, transcript_digest: str, turns: int) -> dict[str, Any]:
@@ -128,4 +168,6 @@ def make_judge_policy(options: PolicyOptions, context: PolicyContext) -> JudgePo
         drop=options.number("drop", 0.0, minimum=0.0, maximum=1.0),
         noise=options.number("noise", 0.25, minimum=0.0, maximum=1.0),
         arise=options.number("arise", 0.5, minimum=0.0, maximum=1.0),
+        conflict_a=options.number("conflict_a", 0.5, minimum=0.0, maximum=1.0),
+        unsure=options.number("unsure", 0.0, minimum=0.0, maximum=1.0),
     )

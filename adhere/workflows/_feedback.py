@@ -152,10 +152,13 @@ def plan_feedback(
     out: str | Path | None = None,
     placement: Placement = "append",
     max_reason: int = 300,
+    scaffold: str | None = None,
 ) -> FeedbackPlan:
     """Read the stored run and decide which trials are corrected and which carried over.
 
-    Writes the corrected run's snapshot and instances (nothing else).
+    ``scaffold``: only that scaffold's trials are corrected; the others are carried
+    over (a scaffold no trial ran under is an error). Writes the corrected run's
+    snapshot and instances (nothing else).
     """
     source = open_rollout_dir(run_dir)
     source_dir = Path(run_dir).resolve()
@@ -186,6 +189,14 @@ def plan_feedback(
     target = RolloutStore(open_store(str(out_dir.parent)), name)
     _check_target(target, rollout.metadata.name, placement)
     instances = {i.id: i for i in source.read_instances()}
+    stored_trials = sorted(source.iter_trials(), key=lambda s: _order(s.result.trial))
+    ran_under = sorted({s.result.trial.scaffold for s in stored_trials})
+    if scaffold is not None and scaffold not in ran_under:
+        raise SpecError(
+            f"no trial of {source.rollout} ran under the scaffold {scaffold!r} "
+            f"(its scaffolds: {', '.join(ran_under) or 'none'})",
+            field="--scaffold",
+        )
     config = RunConfig(
         rollout=new_rollout,
         benchmark=benchmark,
@@ -194,7 +205,7 @@ def plan_feedback(
     )
     corrected: list[CorrectedTrial] = []
     carried: list[CarriedTrial] = []
-    for stored in sorted(source.iter_trials(), key=lambda s: _order(s.result.trial)):
+    for stored in stored_trials:
         old = stored.result.trial
         trial = old.model_copy(update={"rollout": name})
         instance = instances.get(old.instance)
@@ -204,7 +215,8 @@ def plan_feedback(
                 file=source.where(INSTANCES),
             )
         items = feedback_items(instance, stored.verdicts)
-        if stored.result.status != "ok" or not items:
+        other = scaffold is not None and old.scaffold != scaffold
+        if stored.result.status != "ok" or not items or other:
             carried.append(CarriedTrial(source=old, trial=trial))
             continue
         block = render_feedback(items, max_reason=max_reason)

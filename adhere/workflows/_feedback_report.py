@@ -3,7 +3,9 @@
 Both sides are read from the stored verdicts (``verdicts.json`` of each trial) and
 paired by model × scaffold × instance × repeat; only trials present in both runs
 count, so each Δ is over the same trials. Carried-over trials (no failed check) are
-in both sides unchanged. Tables: per model × scaffold with an overall row, per
+in both sides unchanged. First the paper's Table 5, on the partial-failure instances
+of the base run only (:mod:`adhere.workflows._feedback_paper`); then, over every
+paired trial: per model × scaffold with an overall row, per
 instruction source, per model by who decided the check (verifier or judges: judge
 verdicts may move by chance whenever the transcript changes), and per fed-back check
 (how often it was fed back, passed after, still failed). Written as
@@ -33,6 +35,7 @@ from adhere.metrics import (
 from adhere.report import collect
 from adhere.suites import get_suite
 from adhere.workflows._feedback import FEEDBACK_PLACEMENT, _snapshot, read_record
+from adhere.workflows._feedback_paper import table5
 
 _Key = tuple[str, str, str, int]
 
@@ -48,7 +51,12 @@ class FeedbackReport:
     csr_name: str
     overall: Delta
     tables: list[Table] = field(default_factory=list)
+    """Every paired trial: per model × scaffold, per source, per decider, per check."""
     notes: list[str] = field(default_factory=list)
+    table5: Table | None = None
+    """Paper Table 5: the partial-failure instances of the base run (shown first)."""
+    scaffold: str | None = None
+    """The one scaffold the report is restricted to (``None``: every scaffold)."""
 
 
 def _key(trial: ScoredTrial) -> _Key:
@@ -86,11 +94,18 @@ def _rate_cells(d: Delta) -> list[str]:
     ]
 
 
-def feedback_report(source: RolloutStore, target: RolloutStore) -> FeedbackReport:
-    """Build the Δ report from the two runs' stored verdicts."""
+def feedback_report(
+    source: RolloutStore, target: RolloutStore, *, scaffold: str | None = None
+) -> FeedbackReport:
+    """Build the Δ report from the two runs' stored verdicts.
+
+    ``scaffold``: only that scaffold's trials (the paper's Table 5 uses Claude Code's).
+    """
     rollout, _, _ = _snapshot(target)
     placement = rollout.metadata.annotations.get(FEEDBACK_PLACEMENT, "?")
     pairs, missing = paired_trials(source, target)
+    if scaffold is not None:
+        pairs = [p for p in pairs if str(p.before.keys["scaffold"]) == scaffold]
     instances = {i.id: i for i in source.read_instances()}
     suites = {i.suite for i in instances.values()}
     isr_name, csr_name = get_suite(suites.pop()).metric_names() if len(suites) == 1 else ("", "")
@@ -102,6 +117,11 @@ def feedback_report(source: RolloutStore, target: RolloutStore) -> FeedbackRepor
         isr_name=isr_name,
         csr_name=csr_name,
         overall=delta(pairs),
+        scaffold=scaffold,
+    )
+    several = len({p.before.keys["scaffold"] for p in pairs}) > 1
+    report.table5, paper_notes = table5(
+        pairs, isr_name, csr_name, ["model", "scaffold"] if several else ["model"]
     )
     rates = [
         f"{isr_name} before",
@@ -129,7 +149,7 @@ def feedback_report(source: RolloutStore, target: RolloutStore) -> FeedbackRepor
     report.tables.append(_source_table(pairs, instances, rates))
     report.tables.append(_decider_table(pairs, rates))
     report.tables.append(_check_table(pairs, instances))
-    report.notes += _notes(report, pairs, missing)
+    report.notes += [*paper_notes, *_notes(report, pairs, missing)]
     return report
 
 
@@ -225,7 +245,8 @@ def _notes(report: FeedbackReport, pairs: list[PairedTrial], missing: int) -> li
         "new-turn": "sent as one more user turn after the last one",
         "none": "not sent (a control run: the same trials again, without feedback)",
     }.get(report.placement, report.placement)
-    notes = [
+    notes = [f"Restricted to the scaffold {report.scaffold}."] if report.scaffold else []
+    notes += [
         f"Feedback (the failed checks of each trial) was {where}; {len(pairs) - carried} "
         f"trial(s) ran again with it, {carried} with no failed check were carried over "
         "unchanged, so both sides cover the same trials.",
@@ -245,7 +266,7 @@ def render_markdown(report: FeedbackReport) -> str:
     out = [f"# Feedback correction: `{report.source}` → `{report.target}`", ""]
     out += [f"- {n}" for n in report.notes]
     out.append("")
-    for table in report.tables:
+    for table in [*([report.table5] if report.table5 else []), *report.tables]:
         out += [f"## {table.title}", ""]
         out.append("| " + " | ".join(table.header) + " |")
         out.append("|" + "|".join("---" for _ in table.header) + "|")
@@ -331,6 +352,14 @@ def rich_tables(report: FeedbackReport) -> list[Any]:
         ),
         _compact(by_decider, by_decider.title, [0, 1], 2, rerun=False, flips=True, caption=caption),
     ]
+    if report.table5 is not None:
+        paper = RichTable(title=report.table5.title, caption=caption)
+        keys = report.table5.header.index("instances")
+        for n, column in enumerate(report.table5.header):
+            paper.add_column(column, justify="left" if n < keys else "right", no_wrap=True)
+        for row in report.table5.rows:
+            paper.add_row(*row)
+        out.insert(0, paper)
     shown = RichTable(title=checks.title)
     for n, column in enumerate(checks.header):
         shown.add_column(column, justify="left" if n < 3 else "right")

@@ -68,7 +68,7 @@ def test_each_policy_follows_its_side_wherever_it_is_one(run_dir: Path):
 def test_report_tables_and_isr_leave_the_side_checks_out(run_dir: Path):
     report = report_for(open_rollout_dir(run_dir))
     tables = {t.title: t for t in report.breakdowns}
-    detailed = tables["OctoBench-Conflict: side followed, per conflict type and scenario"]
+    detailed = tables["OctoBench-Conflict cross-check: side checks, per conflict type and scenario"]
     rows = {(r[0], r[2]): r for r in detailed.rows}
     assert set(r[1] for r in detailed.rows) == {
         "SP vs UserQuery",
@@ -77,10 +77,8 @@ def test_report_tables_and_isr_leave_the_side_checks_out(run_dir: Path):
     }
     assert rows[("follows-user", "language")][4:6] == ["SP: 0.0% (0)", "UserQuery: 100.0% (1)"]
     assert rows[("follows-sp", "safety")][4:6] == ["SP: 100.0% (1)", "UserQuery: 0.0% (0)"]
-    per_type = {
-        (r[0], r[1]): r
-        for r in tables["OctoBench-Conflict: side followed, per conflict type (all scenarios)"].rows
-    }
+    totals = "OctoBench-Conflict cross-check: side checks, per conflict type (all scenarios)"
+    per_type = {(r[0], r[1]): r for r in tables[totals].rows}
     assert per_type[("hierarchy", "SP vs UserQuery")][2:4] == ["3", "SP: 100.0% (3)"]
     # Only the tool-schema check counts towards ISR/CSR, and the agents' calls are valid.
     assert all(row[2:4] == ["100.0%", "100.0%"] for row in report.summary.rows)
@@ -93,7 +91,8 @@ def test_report_command_prints_the_conflict_pivot(run_dir: Path):
     assert "% of runs following the 1st / 2nd side" in result.stdout
     assert "language (SP vs UserQuery)" in result.stdout
     markdown = (run_dir / "report" / "report.md").read_text()
-    assert "## OctoBench-Conflict: side followed, per conflict type and scenario" in markdown
+    heading = "## OctoBench-Conflict cross-check: side checks, per conflict type and scenario"
+    assert heading in markdown
 
 
 def test_sample_instances_are_all_conflicts():

@@ -73,3 +73,59 @@ def test_tables_count_shares_per_type_and_scenario():
     assert per_type[("m", "SP vs UserQuery")][:3] == ["4", "SP: 50.0% (2)", "UserQuery: 25.0% (1)"]
     assert per_type[("n", "SP vs UserQuery")][:3] == ["1", "SP: 0.0% (0)", "UserQuery: 100.0% (1)"]
     assert conflict_tables([], ["model"]) == []
+
+
+def judged(sp, uq, answers, *, model="m", conflict=CONFLICT):
+    base = run(sp, uq, model=model, conflict=conflict)
+    attributions = {
+        name: Verdict(
+            check_id="conflict:followed",
+            result="error" if answer is None else "n/a",
+            decided_by=f"judge:{name}",
+            details={} if answer is None else {"followed": answer},
+        )
+        for name, answer in answers.items()
+    }
+    return ConflictRun(base.keys, base.status, base.conflict, base.verdicts, attributions)
+
+
+def test_table4_is_from_the_judges_with_mean_and_std_across_them():
+    runs = [
+        judged("pass", "fail", {"a": "A", "b": "A"}),
+        judged("pass", "fail", {"a": "A", "b": "B"}),
+        judged("fail", "pass", {"a": "B", "b": "B"}),
+        judged("fail", "pass", {"a": "both", "b": None}),
+        judged("fail", "pass", {"a": "B", "b": "B"}, model="n"),
+    ]
+    table4, per_judge, agreement, *side = conflict_tables(runs, ["model"])
+    assert table4.title.startswith("Table 4")
+    assert table4.header == [
+        "model",
+        "SP vs UserQuery: SP%",
+        "SP vs UserQuery: UserQuery%",
+        "SP vs UserQuery: undecided",
+    ]
+    rows = {r[0]: r[1:] for r in table4.rows}
+    # judge a: SP 2 of 3 decided (66.7%); judge b: SP 1 of 3 (33.3%); mean 50.0, std 23.6
+    a, b = 2 / 3, 1 / 3
+    mean = (a + b) / 2
+    std = ((a - mean) ** 2 + (b - mean) ** 2) ** 0.5  # sample std of two values
+    assert rows["m"][0] == f"{mean * 100:.1f}% ± {std * 100:.1f}"
+    assert rows["m"][1] == f"{(1 - mean) * 100:.1f}% ± {std * 100:.1f}"
+    assert rows["m"][2] == "2 of 8"  # a's "both" and b's error, never a side
+    assert rows["n"] == ["0.0% ± 0.0", "100.0% ± 0.0", "0 of 2"]
+    by_judge = {(r[0], r[2]): r[3:] for r in per_judge.rows}
+    assert by_judge[("m", "a")] == ["4", "SP: 66.7% (2)", "UserQuery: 33.3% (1)", "1"]
+    # agreement with the side checks, on runs both attribute to a side
+    rows = {r[0]: r for r in agreement.rows}
+    assert rows["a"][2:4] == ["4", "100.0% (4)"]
+    assert rows["b"][2:4] == ["4", "75.0% (3)"]  # b said B where the side checks say SP
+    # b vs checks: labels (first, second, second, second) vs (first, first, second, second)
+    po, pe = 3 / 4, (1 / 4) * (2 / 4) + (3 / 4) * (2 / 4)
+    assert rows["b"][4] == f"{(po - pe) / (1 - pe):.3f}"
+    assert [t.title for t in side][0].startswith("OctoBench-Conflict cross-check")
+
+
+def test_without_attributions_only_the_side_check_tables():
+    tables = conflict_tables([run("pass", "fail")], ["model"])
+    assert [t.title.split(":")[0] for t in tables] == ["OctoBench-Conflict cross-check"] * 2

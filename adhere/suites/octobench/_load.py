@@ -16,8 +16,10 @@ Conflict instances (OctoBench-Conflict) carry an optional ``conflict`` field:
 ``{"scenario": "language", "sides": {"SP": "<check id>", "User query": "<check id>"}}``
 — the scenario (language, emoji, verbosity, safety, identity, or another name) and,
 for each of the two contradicting sources (checklist category names), the check that
-passes when the run followed that side. It lands in ``metadata["conflict"]``
-(``{"scenario", "type", "sides": [{"source", "check"}, …]}``), with
+passes when the run followed that side; optionally ``instructions`` {side name: the
+instruction that source gave}, shown to the attribution judge (default: the
+category's description). It lands in ``metadata["conflict"]``
+(``{"scenario", "type", "sides": [{"source", "check", "instruction"}, …]}``), with
 ``metadata["conflict_type"]`` such as ``SP vs UserQuery`` for grouping.
 
 Workspaces: the published instances name container images that are not public, so a
@@ -92,6 +94,7 @@ class _RawConflict(BaseModel):
     model_config = ConfigDict(extra="forbid")
     scenario: str = Field(min_length=1)
     sides: dict[str, str]
+    instructions: dict[str, str] = Field(default_factory=dict)
 
 
 CONFLICT_ORDER = (Source.SYSTEM_PROMPT, Source.USER_QUERY, Source.AGENTS_MD)
@@ -198,17 +201,34 @@ def to_instance(
             "workspace_abs_path": raw.workspace_abs_path,
             "source_scaffold": raw.scaffold.name if raw.scaffold else None,
             "checklist_descriptions": {k: v.description for k, v in raw.checklist.items()},
-            **_conflict_metadata(raw.conflict, {c.id for c in checks}, where),
+            **_conflict_metadata(
+                raw.conflict,
+                {c.id for c in checks},
+                {k: v.description for k, v in raw.checklist.items()},
+                where,
+            ),
         },
     )
 
 
 def _conflict_metadata(
-    conflict: _RawConflict | None, check_ids: set[str], where: str
+    conflict: _RawConflict | None, check_ids: set[str], described: dict[str, str], where: str
 ) -> dict[str, object]:
-    """``conflict`` and ``conflict_type`` metadata, after checking the sides."""
+    """``conflict`` and ``conflict_type`` metadata, after checking the sides.
+
+    Each side carries the instruction its source gave (``instruction``: the conflict's
+    ``instructions`` entry for that side, else the checklist category's description),
+    which the conflict-attribution judge is shown.
+    """
     if conflict is None:
         return {}
+    strays = sorted(set(conflict.instructions) - set(conflict.sides))
+    if strays:
+        raise SpecError(
+            f"instructions given for {', '.join(map(repr, strays))}, which is not a side",
+            file=where,
+            field="conflict.instructions",
+        )
     if len(conflict.sides) != 2:
         raise SpecError(
             f"a conflict has exactly two sides, got {len(conflict.sides)}",
@@ -227,7 +247,8 @@ def _conflict_metadata(
                 file=where,
                 field=f"conflict.sides.{name}",
             )
-        sides.append({"source": source.value, "check": check_id})
+        instruction = conflict.instructions.get(name) or described.get(name, "")
+        sides.append({"source": source.value, "check": check_id, "instruction": instruction})
     if sides[0]["source"] == sides[1]["source"]:
         raise SpecError(
             "the two sides of a conflict must be different sources",

@@ -128,10 +128,31 @@ def test_conflict_field_lands_in_metadata_with_ordered_sides(tmp_path: Path):
     assert inst.metadata["conflict"] == {
         "scenario": "language",
         "type": "SP vs Memory",
-        "sides": [{"source": "SP", "check": "a"}, {"source": "Memory", "check": "b"}],
+        "sides": [
+            {"source": "SP", "check": "a", "instruction": "d"},  # the category's description
+            {"source": "Memory", "check": "b", "instruction": ""},
+        ],
     }
     assert inst.metadata["conflict_type"] == "SP vs Memory"
     assert inst.metadata["conflict_scenario"] == "language"
+
+
+def test_conflict_instructions_are_given_to_the_sides(tmp_path: Path):
+    conflict = {
+        "scenario": "language",
+        "sides": {"Memory bank": "b", "SP": "a"},
+        "instructions": {"Memory bank": "Write in French."},
+    }
+    path = tmp_path / "c.jsonl"
+    path.write_text(line(conflict=conflict) + "\n")
+    (inst,) = load_octobench(path)
+    sides = inst.metadata["conflict"]["sides"]
+    assert [s["instruction"] for s in sides] == ["d", "Write in French."]
+    conflict["instructions"] = {"User query": "x"}
+    path.write_text(line(conflict=conflict) + "\n")
+    with pytest.raises(SpecError, match="'User query', which is not a side") as caught:
+        load_octobench(path)
+    assert caught.value.field == "conflict.instructions"
 
 
 @pytest.mark.parametrize(
