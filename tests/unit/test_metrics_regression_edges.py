@@ -40,7 +40,8 @@ def test_the_defaults() -> None:
     ],
 )
 def test_settings_at_the_edges_of_their_ranges_are_accepted(good) -> None:
-    RegressionSettings(**good)  # no error
+    settings = RegressionSettings(**good)  # no error, and the value is kept as given
+    assert {name: getattr(settings, name) for name in good} == good
 
 
 @pytest.mark.parametrize(
