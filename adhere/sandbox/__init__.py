@@ -58,8 +58,8 @@ from adhere.sandbox._api import (
     summarize,
 )
 from adhere.sandbox._classify import compare_output, normalize_output
-from adhere.sandbox._probe import SandboxInfo, sandbox_info
 from adhere.sandbox._plan import ISOLATION_ENV
+from adhere.sandbox._probe import SandboxInfo, sandbox_info
 from adhere.sandbox._types import (
     AssertsJob,
     Isolation,

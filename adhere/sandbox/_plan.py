@@ -178,7 +178,7 @@ def bwrap_prefix(
     for path in _exposed(interpreter_paths, present):
         argv += [*_parents(path, present), "--ro-bind", path, path]
     argv += [*_parents(workdir, [*present, "/tmp"]), "--bind", workdir, workdir]
-    argv += ["--chdir", workdir]
+    argv += ["--chdir", workdir]  # bwrap also sets PWD; the harness removes it
     if is_root:
         argv += ["--cap-drop", "ALL"]
         if drop:
@@ -275,4 +275,3 @@ def rlimits(limits: Limits, apply_nproc: bool) -> list[tuple[int, int, int]]:
     if apply_nproc:
         chosen.append((resource.RLIMIT_NPROC, limits.processes, limits.processes))
     return chosen
-

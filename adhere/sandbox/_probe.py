@@ -225,9 +225,7 @@ def sandbox_info(python: str | None = None, unprivileged_uid: int | None = 65534
         if can_run_as(interpreter, unprivileged_uid):
             drops_to = unprivileged_uid
     pidns = found.bwrap is not None or found.unshare_pid
-    return SandboxInfo(
-        found.bwrap, found.unshare, found.netns, pidns, root, interpreter, drops_to
-    )
+    return SandboxInfo(found.bwrap, found.unshare, found.netns, pidns, root, interpreter, drops_to)
 
 
 def clear_cache() -> None:

@@ -80,7 +80,7 @@ def _write_files(root: Path, files: Mapping[str, str], uid: int | None) -> None:
         target.write_text(text, encoding="utf-8")
     if uid is not None:
         os.chown(root, uid, uid)
-        os.chmod(root, 0o711)  # bwrap, uid 0 without capabilities, enters it before the drop
+        os.chmod(root, 0o755)  # read by uid 0 without capabilities (bwrap) before the drop
         for dirpath, dirnames, filenames in os.walk(root):
             for name in dirnames + filenames:
                 os.chown(os.path.join(dirpath, name), uid, uid, follow_symlinks=False)

@@ -124,7 +124,8 @@ def test_listing_other_processes(mode, namespaces, request):
     python = needs(mode, namespaces, request)
     code = """
     import os
-    print(os.path.exists('/proc/EVALUATOR_PID'), len([p for p in os.listdir('/proc') if p.isdigit()]))
+    pids = [p for p in os.listdir('/proc') if p.isdigit()]
+    print(os.path.exists('/proc/EVALUATOR_PID'), len(pids))
     """
     exit_code, result = evaluate(mode, code, python)
     assert exit_code == 0 and result is not None and result["status"] == "pass", result
