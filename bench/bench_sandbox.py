@@ -5,7 +5,7 @@ and one assert (temp directory, rlimits, namespaces or guard, harness, cleanup),
 against the baseline measured in the same run — ``python -c pass`` started as a bare
 asyncio subprocess with the same interpreter and parallelism. Prints the ratio
 (sandbox cost per run in units of a bare interpreter start), for the default
-isolation (``netns`` where ``unshare`` works) and for the ``guard``. Figures are the
+isolation (``netns`` where a network namespace can be made) and for the ``guard``. Figures are the
 best of interleaved rounds: on a shared machine load drifts between measurements.
 CPU per run (children's and the evaluator's, from ``getrusage``) is printed too: it is
 steadier than wall time under load, but misses kernel waits such as namespace teardown.
@@ -65,7 +65,7 @@ async def cpu_per_run(job, runs: int) -> tuple[float, float]:
 async def main(runs: int, rounds: int = 3) -> None:
     info = sandbox_info()
     print(
-        f"interpreter {info.python}; netns={info.netns} pidns={info.pidns} "
+        f"interpreter {info.python}; bwrap={info.bwrap} netns={info.netns} pidns={info.pidns} "
         f"root={info.root} drops_to={info.drops_to}; best of {rounds} rounds of {runs} runs"
     )
     await sandboxed(1, 2, Limits())  # warm up: probes, page cache

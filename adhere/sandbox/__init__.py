@@ -25,14 +25,19 @@ Each run gets:
   dedicated uid, ``RLIMIT_NPROC`` — set by the child's harness before any untrusted
   code exists in it (not in a ``preexec_fn``, which is unsafe in a threaded
   evaluator);
-- no network: under ``unshare --net`` (a network namespace whose only interface is a
-  loopback that is down; ``isolation="netns"``) when that works here, plus
-  ``--pid --fork --kill-child`` (a PID namespace, so nothing the code starts outlives
-  the run); else an in-process guard that makes Python's sockets and name resolution
-  raise (``isolation="guard"``; child processes bypass it);
-- as root, an unprivileged uid (65534) when the interpreter can run as it, so the
-  code cannot write outside its directory and ``/tmp``; otherwise it runs as the
-  evaluator's user with no filesystem isolation beyond its own working directory;
+- namespaces (bubblewrap, ``bwrap``, wherever it works; for ``netns`` and ``guard``
+  runs alike): a fresh ``/proc`` showing only the run's processes, a read-only root,
+  private ``/tmp`` and ``/dev/shm``, home directories and mounted secrets hidden
+  (the interpreter's own directories bound back), capabilities dropped, and a PID
+  namespace so nothing the code starts outlives the run. Without ``bwrap``,
+  ``unshare --net --pid --fork --kill-child --mount-proc`` for ``netns`` runs;
+- no network: a network namespace whose only interface is a loopback that is down
+  (``isolation="netns"``) when one can be made here; else an in-process guard that
+  makes Python's sockets and name resolution raise (``isolation="guard"``; child
+  processes bypass it);
+- as root, an unprivileged uid (65534) when the interpreter can run as it (in the
+  namespace layout, a virtualenv under ``/root`` can); otherwise uid 0 with no
+  capabilities inside the namespaces, or plain root where there are none;
 - at the wall-clock limit, SIGKILL for the whole process group, then status
   ``timeout``; stdout and stderr capped at ``Limits.max_output`` bytes each.
 
@@ -58,8 +63,8 @@ from adhere.sandbox._api import (
     summarize,
 )
 from adhere.sandbox._classify import compare_output, normalize_output
+from adhere.sandbox._plan import ISOLATION_ENV
 from adhere.sandbox._probe import SandboxInfo, sandbox_info
-from adhere.sandbox._process import ISOLATION_ENV
 from adhere.sandbox._types import (
     AssertsJob,
     Isolation,

@@ -461,6 +461,7 @@ def main(job: dict[str, Any], result_fd: int) -> None:
     except Exception as exc:
         _Reporter(result_fd).outcome("crash", "harness: cannot confine the run: " + repr(exc))
         _finish(1)
+    os.environ.pop("PWD", None)  # set by bwrap; the environment is the evaluator's choice
     if os.getpid() == 1:
         worker = os.fork()
         if worker:

@@ -10,8 +10,9 @@ Per run:
    removed afterwards;
 2. the job goes to the harness :mod:`marshal`-encoded, in an unlinked temporary
    file whose descriptor the child inherits; a pipe brings back its outcome lines;
-3. the child is ``[unshare --net [--pid --fork --kill-child] --] python -s -c
-   <bootstrap> <job fd> <result fd>``, in a new session, with a minimal environment;
+3. the child is ``[bwrap … --] python -s -c <bootstrap> <job fd> <result fd>`` (or
+   ``unshare``; :mod:`adhere.sandbox._plan` decides), in a new session, with a
+   minimal environment;
    the harness's first act is to set the rlimits and, as root, drop to the
    unprivileged uid — before any untrusted code exists in the process. (Not in a
    ``preexec_fn``: that runs Python between fork and exec, which can deadlock when
@@ -29,8 +30,6 @@ import asyncio
 import contextlib
 import marshal
 import os
-import posixpath
-import resource
 import shutil
 import signal
 import stat
@@ -38,7 +37,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from types import CodeType
@@ -46,29 +44,13 @@ from typing import Any
 
 from adhere.sandbox import _probe
 from adhere.sandbox._classify import Mode, classify, parse_records
-from adhere.sandbox._types import Isolation, Limits, RunResult, SandboxError
+from adhere.sandbox._plan import Plan, environment, plan_run, rlimits, safe_path
+from adhere.sandbox._types import Limits, RunResult, SandboxError
 
-__all__ = ["ISOLATION_ENV", "execute", "resolve_isolation"]
-
-ISOLATION_ENV = "ADHERE_SANDBOX_ISOLATION"
-"""Environment variable that overrides ``Limits.isolation="auto"`` (``netns`` or ``guard``)."""
+__all__ = ["execute"]
 
 _DRAIN_SECONDS = 2.0
 _CHUNK = 65536
-_MIB = 1024 * 1024
-
-
-BOOTSTRAP = (
-    "import marshal, os, sys\n"
-    "with os.fdopen(int(sys.argv[1]), 'rb') as f:\n"
-    "    h, j = marshal.loads(f.read())\n"
-    "g = {'__name__': 'adhere_sandbox_harness'}\n"
-    "exec(compile(h, '<string>', 'exec') if isinstance(h, str) else h, g)\n"
-    "m, a = g['main'], (j, int(sys.argv[2]))\n"
-    "del f, h, j, g\n"
-    "m(*a)\n"
-)
-"""The ``-c`` program: reads ``(harness source or code object, job)``, calls its ``main``."""
 
 
 @cache
@@ -91,44 +73,14 @@ def _harness_for(python: str) -> CodeType | str:
     return _harness_code() if _same_interpreter(python) else _harness_source()
 
 
-def resolve_isolation(limits: Limits, netns_available: bool) -> Isolation:
-    """How a run with ``limits`` cuts the network here.
-
-    Raises:
-        SandboxError: ``netns`` was required (by the limits or the environment) and
-            is unavailable, or the environment variable holds something else.
-    """
-    if limits.network:
-        return "none"
-    wanted = limits.isolation
-    if wanted == "auto":
-        override = os.environ.get(ISOLATION_ENV, "").strip()
-        if override not in ("", "auto", "netns", "guard"):
-            raise SandboxError(f"{ISOLATION_ENV} must be auto, netns or guard, got {override!r}")
-        wanted = override or "auto"  # type: ignore[assignment]
-    if wanted == "guard":
-        return "guard"
-    if netns_available:
-        return "netns"
-    if wanted == "netns":
-        raise SandboxError("network isolation 'netns' was required, but `unshare --net` fails here")
-    return "guard"
-
-
-def _safe_path(path: str) -> str:
-    normal = posixpath.normpath(path.replace("\\", "/"))
-    if not path or normal.startswith(("/", "../")) or normal in ("..", "."):
-        raise ValueError(f"sandbox file {path!r} must be a relative path inside the directory")
-    return normal
-
-
 def _write_files(root: Path, files: Mapping[str, str], uid: int | None) -> None:
     for name, text in files.items():
-        target = root / _safe_path(name)
+        target = root / safe_path(name)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
     if uid is not None:
         os.chown(root, uid, uid)
+        os.chmod(root, 0o755)  # read by uid 0 without capabilities (bwrap) before the drop
         for dirpath, dirnames, filenames in os.walk(root):
             for name in dirnames + filenames:
                 os.chown(os.path.join(dirpath, name), uid, uid, follow_symlinks=False)
@@ -143,39 +95,6 @@ def _remove_tree(root: Path) -> None:
 
     shutil.rmtree(root, onerror=retry)
     shutil.rmtree(root, ignore_errors=True)
-
-
-def _environment(root: Path, python: str) -> dict[str, str]:
-    bin_dir = os.path.dirname(python)
-    return {
-        "PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin"
-        if bin_dir
-        else "/usr/local/bin:/usr/bin:/bin",
-        "HOME": str(root),
-        "TMPDIR": str(root),
-        "LANG": "C.UTF-8",
-        "PYTHONHASHSEED": "0",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "OMP_NUM_THREADS": "1",
-        "OPENBLAS_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-    }
-
-
-def _rlimits(limits: Limits, apply_nproc: bool) -> list[tuple[int, int, int]]:
-    """``(resource, soft, hard)`` triples the harness applies before anything else."""
-    cpu = limits.cpu_seconds
-    memory = limits.memory_mb * _MIB
-    size = limits.file_size_mb * _MIB
-    chosen = [
-        (resource.RLIMIT_AS, memory, memory),
-        (resource.RLIMIT_CPU, cpu, cpu + 1),
-        (resource.RLIMIT_CORE, 0, 0),
-        (resource.RLIMIT_FSIZE, size, size),
-    ]
-    if apply_nproc:
-        chosen.append((resource.RLIMIT_NPROC, limits.processes, limits.processes))
-    return chosen
 
 
 class _Capped:
@@ -248,58 +167,18 @@ def _read_available(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-@dataclass(frozen=True)
-class _Plan:
-    argv: list[str]
-    isolation: Isolation
-    uid: int | None
-
-
-def _plan(python: str, limits: Limits, fds: tuple[int, int]) -> _Plan:
-    unshare, netns, pidns = _probe.namespaces()
+def _plan(python: str, limits: Limits, fds: tuple[int, int], workdir: Path) -> Plan:
+    found = _probe.host()
     return plan_run(
         python,
         limits,
         fds,
-        unshare=unshare,
-        netns=netns,
-        pidns=pidns,
+        host=found,
+        workdir=str(workdir),
         is_root=os.geteuid() == 0,
         can_run_as=_probe.can_run_as,
+        interpreter_paths=_probe.interpreter_paths(python) if found.bwrap else (),
     )
-
-
-def plan_run(
-    python: str,
-    limits: Limits,
-    fds: tuple[int, int],
-    *,
-    unshare: str | None,
-    netns: bool,
-    pidns: bool,
-    is_root: bool,
-    can_run_as: Callable[[str, int], bool],
-) -> _Plan:
-    """The command line, network isolation and uid of a run, from what this host offers.
-
-    The harness runs under ``unshare --net`` when the network is cut by a namespace
-    (with ``--pid --fork --kill-child`` too when PID namespaces work, so the harness
-    is PID 1 and its children die with it); as root it drops to
-    ``limits.unprivileged_uid`` when the interpreter works for that uid (asked of
-    ``can_run_as`` only then).
-    """
-    isolation = resolve_isolation(limits, netns)
-    drop = None
-    if is_root and limits.unprivileged_uid is not None:
-        if can_run_as(python, limits.unprivileged_uid):
-            drop = limits.unprivileged_uid
-    command = [python, "-s", "-c", BOOTSTRAP, str(fds[0]), str(fds[1])]
-    if isolation == "netns" and unshare is not None:
-        prefix = [unshare, "--net"]
-        if pidns:
-            prefix += ["--pid", "--fork", "--kill-child"]
-        command = [*prefix, "--", *command]
-    return _Plan(command, isolation, drop)
 
 
 async def execute(
@@ -324,7 +203,7 @@ async def execute(
             f"cannot start the sandboxed interpreter {interpreter!r}: not executable"
         )
     for name in files:
-        _safe_path(name)
+        safe_path(name)
     if not _probe.is_cached(interpreter, limits.unprivileged_uid):
         await asyncio.to_thread(_probe.sandbox_info, interpreter, limits.unprivileged_uid)
     root = Path(tempfile.mkdtemp(prefix="adhere-sandbox-")).resolve()
@@ -351,13 +230,13 @@ async def _execute_in(
     open_fds = {read_fd, write_fd}
     with tempfile.TemporaryFile() as job_file, contextlib.ExitStack() as cleanup:
         cleanup.callback(_close_all, open_fds)
-        plan = _plan(python, limits, (job_file.fileno(), write_fd))
+        plan = _plan(python, limits, (job_file.fileno(), write_fd), root)
         _write_files(root, files, plan.uid)
         payload = {
             **job,
             "mode": mode,
             "guard": plan.isolation == "guard",
-            "rlimits": _rlimits(limits, apply_nproc=plan.uid is not None),
+            "rlimits": rlimits(limits, apply_nproc=plan.uid is not None),
             "uid": plan.uid,
         }
         job_file.write(marshal.dumps((_harness_for(python), payload), 4))
@@ -370,7 +249,7 @@ async def _execute_in(
             process = await asyncio.create_subprocess_exec(
                 *plan.argv,
                 cwd=root,
-                env=_environment(root, python),
+                env=environment(root, python),
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,

@@ -3,13 +3,21 @@
 import shutil
 import signal
 import subprocess
+import tempfile
 
 import pytest
 
 import adhere.sandbox
-from adhere.sandbox import Limits, SandboxError, compare_output, normalize_output, run_python
+from adhere.sandbox import (
+    Limits,
+    SandboxError,
+    compare_output,
+    normalize_output,
+    run_python,
+    sandbox_info,
+)
 from adhere.sandbox._classify import classify, parse_records
-from adhere.sandbox._process import resolve_isolation
+from adhere.sandbox._plan import resolve_isolation
 
 
 def test_exported_names():
@@ -121,16 +129,18 @@ async def test_death_by_signal_is_a_crash(isolation, netns):
     assert (result.status, result.detail) == ("crash", "killed by SIGSEGV"), result
 
 
-def test_probe_agrees_with_unshare(netns):
+def test_probe_agrees_with_the_tools(netns):
     """The netns tests' skip is honest: the probe finds namespaces exactly when they work."""
-    unshare = shutil.which("unshare")
-    works = (
-        unshare is not None
-        and subprocess.run(
-            [unshare, "--net", "--", "true"],
-            capture_output=True,
-            check=False,
-        ).returncode
-        == 0
-    )
-    assert netns == works
+    bwrap, unshare = shutil.which("bwrap"), shutil.which("unshare")
+
+    def works(argv):
+        return subprocess.run(argv, capture_output=True, check=False).returncode == 0
+
+    with tempfile.TemporaryDirectory() as work:
+        via_bwrap = bwrap is not None and works(
+            [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind",
+             work, work, "--unshare-pid", "--unshare-net", "--", "true"]
+        )  # fmt: skip
+    via_unshare = unshare is not None and works([unshare, "--net", "--", "true"])
+    assert netns == (via_bwrap or via_unshare)
+    assert (sandbox_info().bwrap is not None) == (bwrap is not None and via_bwrap)

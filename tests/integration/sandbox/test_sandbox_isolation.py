@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from adhere.sandbox import ISOLATION_ENV, Limits, SandboxError, run_many, run_python
+from adhere.sandbox import (
+    ISOLATION_ENV,
+    Limits,
+    SandboxError,
+    run_many,
+    run_python,
+    sandbox_info,
+)
 
 QUICK = Limits(timeout=3)
 
@@ -221,19 +228,25 @@ async def test_hashing_is_deterministic():
     assert first.stdout == second.stdout
 
 
-async def test_writes_outside_the_directory(system_python):
-    """As root the code may write anywhere root can; as the dropped uid it may not."""
+async def test_writes_outside_the_directory(system_python, netns):
+    """In a namespace run nothing outside the directory is writable, for any uid; without
+    one, root may write anywhere root can and the dropped uid wherever "other" may."""
+    if not sandbox_info().bwrap:
+        pytest.skip("no bubblewrap here: test_sandbox_attacks covers the bare host")
     with tempfile.TemporaryDirectory() as outside:
-        os.chmod(outside, 0o755)
+        os.chmod(outside, 0o777)
         target = Path(outside, "written.txt")
         code = f"open({str(target)!r}, 'w').write('x')\nprint('wrote')"
-        dropped = await run_python(code, python=system_python)
-        assert dropped.uid == 65534
-        assert dropped.status == "crash" and dropped.detail.startswith("PermissionError")
-        assert not target.exists()
-        as_root = await run_python(code, limits=Limits(unprivileged_uid=None))
-        assert as_root.uid == 0 and as_root.stdout == "wrote\n"
-        assert target.exists()  # no filesystem isolation beyond the cwd for root runs
+        for python, uid in ((system_python, 65534), (None, None)):
+            limits = Limits(unprivileged_uid=uid)
+            blocked = await run_python(code, python=python, limits=limits)
+            assert blocked.uid == (uid or 0) and blocked.isolation == "netns"
+            assert blocked.status == "crash", blocked  # /tmp is the run's own tmpfs
+            assert blocked.detail.startswith("FileNotFoundError"), blocked
+            assert not target.exists()
+        bare = await run_python(code, limits=Limits(unprivileged_uid=None, network=True))
+        assert bare.uid == 0 and bare.isolation == "none" and bare.stdout == "wrote\n"
+        assert target.exists()  # network=True: no namespaces at all
 
 
 async def test_output_is_capped():

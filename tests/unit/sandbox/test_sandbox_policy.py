@@ -2,6 +2,7 @@
 uid, resource limits, environment, file paths, output caps and summaries."""
 
 import asyncio
+import dataclasses
 import resource
 import signal
 
@@ -9,15 +10,11 @@ import pytest
 
 from adhere.sandbox import Limits, RunResult, SandboxError, summarize
 from adhere.sandbox._classify import classify
-from adhere.sandbox._process import (
-    BOOTSTRAP,
-    _Capped,
-    _environment,
-    _rlimits,
-    _safe_path,
-    plan_run,
-    resolve_isolation,
-)
+from adhere.sandbox._plan import BOOTSTRAP, Host, bwrap_prefix, plan_run, resolve_isolation
+from adhere.sandbox._plan import environment as _environment
+from adhere.sandbox._plan import rlimits as _rlimits
+from adhere.sandbox._plan import safe_path as _safe_path
+from adhere.sandbox._process import _Capped
 
 MIB = 1024 * 1024
 
@@ -27,65 +24,113 @@ class Asked:
 
     def __init__(self, works: bool) -> None:
         self.works = works
-        self.asked: list[tuple[str, int]] = []
+        self.asked: list[tuple[str, int, bool]] = []
 
-    def __call__(self, python: str, uid: int) -> bool:
-        self.asked.append((python, uid))
+    def __call__(self, python: str, uid: int, wrapped: bool) -> bool:
+        self.asked.append((python, uid, wrapped))
         return self.works
 
 
-def plan(
-    limits=None, *, unshare="/usr/bin/unshare", netns=True, pidns=True, root=False, works=True
-):
+UNSHARE = Host(unshare="/usr/bin/unshare", unshare_net=True, unshare_pid=True)
+BWRAP = dataclasses.replace(UNSHARE, bwrap="/usr/bin/bwrap", bwrap_net=True)
+HARNESS = ["/py/bin/python", "-s", "-c", BOOTSTRAP, "7", "9"]
+
+
+def plan(limits=None, *, host=UNSHARE, root=False, works=True, paths=()):
     probe = Asked(works)
     planned = plan_run(
         "/py/bin/python",
         limits or Limits(),
         (7, 9),
-        unshare=unshare,
-        netns=netns,
-        pidns=pidns,
+        host=host,
+        workdir="/tmp/adhere-sandbox-x",
         is_root=root,
         can_run_as=probe,
+        interpreter_paths=paths,
     )
     return planned, probe
 
 
-def test_a_namespace_run_is_wrapped_in_unshare_with_a_pid_namespace_when_it_works() -> None:
-    harness = ["/py/bin/python", "-s", "-c", BOOTSTRAP, "7", "9"]
+def test_without_bwrap_a_namespace_run_is_wrapped_in_unshare_with_a_fresh_proc() -> None:
     planned, _ = plan()
-    assert planned.isolation == "netns"
+    assert (planned.isolation, planned.namespaces) == ("netns", True)
     assert planned.argv == [
-        "/usr/bin/unshare", "--net", "--pid", "--fork", "--kill-child", "--", *harness
+        "/usr/bin/unshare", "--net", "--pid", "--fork", "--kill-child", "--mount-proc", "--",
+        *HARNESS,
     ]  # fmt: skip
-    planned, _ = plan(pidns=False)
-    assert planned.argv == ["/usr/bin/unshare", "--net", "--", *harness]
+    planned, _ = plan(host=Host(unshare="/usr/bin/unshare", unshare_net=True))
+    assert planned.argv == ["/usr/bin/unshare", "--net", "--", *HARNESS]
+    assert not planned.namespaces
+
+
+def test_with_bwrap_netns_and_guard_runs_get_namespaces_guard_keeps_the_network() -> None:
+    netns, _ = plan(host=BWRAP)
+    guard, _ = plan(Limits(isolation="guard"), host=BWRAP)
+    assert netns.argv[0] == guard.argv[0] == "/usr/bin/bwrap"
+    assert netns.argv[-len(HARNESS) - 1 :] == ["--", *HARNESS]
+    assert "--unshare-net" in netns.argv and "--unshare-net" not in guard.argv
+    for planned in (netns, guard):
+        assert planned.namespaces
+        for option in ("--unshare-pid", "--as-pid-1", "--die-with-parent"):
+            assert option in planned.argv
+        text = " ".join(planned.argv)
+        assert "--ro-bind / /" in text and "--proc /proc" in text and "--dev /dev" in text
+        assert "--tmpfs /tmp" in text and "--tmpfs /dev/shm" in text
+        assert "--bind /tmp/adhere-sandbox-x /tmp/adhere-sandbox-x" in text
+    network, _ = plan(Limits(network=True), host=BWRAP)
+    assert (network.isolation, network.argv, network.namespaces) == ("none", HARNESS, False)
 
 
 def test_without_namespaces_or_with_the_network_allowed_the_harness_runs_directly() -> None:
-    harness = ["/py/bin/python", "-s", "-c", BOOTSTRAP, "7", "9"]
-    planned, _ = plan(netns=False)
-    assert (planned.isolation, planned.argv) == ("guard", harness)
+    planned, _ = plan(host=Host())
+    assert (planned.isolation, planned.argv) == ("guard", HARNESS)
     planned, _ = plan(Limits(network=True))
-    assert (planned.isolation, planned.argv) == ("none", harness)
+    assert (planned.isolation, planned.argv) == ("none", HARNESS)
     planned, _ = plan(Limits(isolation="guard"))
-    assert (planned.isolation, planned.argv) == ("guard", harness)
+    assert (planned.isolation, planned.argv) == ("guard", HARNESS)
 
 
 def test_root_drops_to_the_unprivileged_uid_only_when_the_interpreter_works_for_it() -> None:
     planned, probe = plan(root=True)
-    assert planned.uid == 65534 and probe.asked == [("/py/bin/python", 65534)]
-    planned, probe = plan(root=True, works=False)
-    assert planned.uid is None and probe.asked == [("/py/bin/python", 65534)]
+    assert planned.uid == 65534 and probe.asked == [("/py/bin/python", 65534, False)]
+    planned, probe = plan(root=True, host=BWRAP)
+    assert planned.uid == 65534 and probe.asked == [("/py/bin/python", 65534, True)]
+    assert planned.argv[planned.argv.index("--cap-drop") :][:6] == [
+        "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"
+    ]  # fmt: skip
+    planned, probe = plan(root=True, works=False, host=BWRAP)
+    assert planned.uid is None and probe.asked == [("/py/bin/python", 65534, True)]
+    assert "CAP_SETUID" not in planned.argv and "--cap-drop" in planned.argv  # root, no caps
     planned, probe = plan(Limits(unprivileged_uid=None), root=True)
     assert planned.uid is None and probe.asked == []
     planned, probe = plan(root=False)
     assert planned.uid is None and probe.asked == []  # not root: nothing to drop, no probe
 
 
+def test_homes_are_hidden_and_the_interpreters_directories_bound_back(tmp_path) -> None:
+    home = tmp_path / "home"
+    (home / "me" / ".pyenv" / "3.11" / "lib").mkdir(parents=True)
+    argv = bwrap_prefix(
+        "/usr/bin/bwrap",
+        "/tmp/run",
+        net=True,
+        is_root=False,
+        drop=False,
+        interpreter_paths=[f"{home}/me/.pyenv/3.11", f"{home}/me/.pyenv/3.11/lib", "/usr/lib"],
+        hidden=[str(home), str(tmp_path / "absent")],
+    )
+    text = " ".join(argv)
+    assert f"--tmpfs {home}" in text and "absent" not in text
+    assert text.count("--ro-bind") == 2  # the root, and the interpreter's prefix once
+    assert f"--ro-bind {home}/me/.pyenv/3.11 {home}/me/.pyenv/3.11" in text
+    for parent in (f"{home}/me", f"{home}/me/.pyenv"):
+        assert f"--perms 0755 --dir {parent} " in text  # traversable by the dropped uid
+    assert "--cap-drop" not in argv  # not root: bubblewrap keeps no capabilities anyway
+
+
 def test_the_isolation_override_applies_to_auto_only(monkeypatch) -> None:
     monkeypatch.setenv("ADHERE_SANDBOX_ISOLATION", "netns")
-    with pytest.raises(SandboxError, match="'netns' was required"):
+    with pytest.raises(SandboxError, match="'netns' was required, but neither"):
         resolve_isolation(Limits(), netns_available=False)
     assert resolve_isolation(Limits(isolation="guard"), netns_available=True) == "guard"
     monkeypatch.setenv("ADHERE_SANDBOX_ISOLATION", " auto ")
