@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import click
 from rich.markup import escape
@@ -32,10 +33,10 @@ def export_run(run_ref: str, fmt: str, out: Path | None) -> None:
     URI of it (s3://bucket/runs/quickstart), or its rollout YAML. One file per table,
     <table>.<format>, with the documented columns.
     """
-    from adhere.results import export, open_run
+    from adhere.results import Format, export, open_run
 
     store = open_run(run_ref)
     folder = out if out is not None else Path(f"{store.rollout}-export")
-    written = export(store, folder, fmt)  # type: ignore[arg-type]
+    written = export(store, folder, cast(Format, fmt))
     for name, path in written.items():
         err_console.print(f"{name}: {escape(str(path))}", highlight=False, soft_wrap=True)

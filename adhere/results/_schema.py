@@ -7,7 +7,7 @@ tables and compares them with these, so the two cannot drift apart.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 __all__ = ["DTYPES", "TABLES", "Column", "ColumnType", "TableName"]
 
@@ -38,7 +38,7 @@ def _cols(spec: str) -> tuple[Column, ...]:
     for word in spec.split():
         name, _, kind = word.partition(":")
         nullable = kind.endswith("?")
-        out.append(Column(name, kind.rstrip("?"), nullable))  # type: ignore[arg-type]
+        out.append(Column(name, cast(ColumnType, kind.rstrip("?")), nullable))
     return tuple(out)
 
 

@@ -65,6 +65,7 @@ def test_export_writes_the_documented_tables(fmt: str, run_dir: Path, tmp_path: 
 
 def test_the_python_api_matches_the_run(run_dir: Path) -> None:
     trials = results.trials(run_dir)
+    assert trials.equals(results.trials(run_dir.parent.parent / "rollout.yaml"))
     assert len(trials) == 6 and set(trials.model) == {"good", "emoji"}
     assert (trials.passed + trials.failed + trials.not_applicable + trials.errored).max() <= 5
     assert (trials.checks == 5).all() and (trials.status == "ok").all()
@@ -83,8 +84,15 @@ def test_the_python_api_matches_the_run(run_dir: Path) -> None:
     assert set(judged.source) <= {"SP", "UserQuery"} and set(judged.check_type) >= {"compliance"}
     for _, row in judged.iterrows():  # each judge row is that judge's own stored verdict
         stored = json.loads(
-            (run_dir / "trials" / row.model / "reference" / row.instance_id / "r0"
-             / "judge_verdicts.json").read_text()
+            (
+                run_dir
+                / "trials"
+                / row.model
+                / "reference"
+                / row.instance_id
+                / "r0"
+                / "judge_verdicts.json"
+            ).read_text()
         )[row.judge]
         mine = next(v for v in stored if v["check_id"] == row.check_id)
         assert (mine["result"], mine["decided_by"]) == (row.verdict, row.decider)

@@ -12,6 +12,7 @@ from adhere.core import Check, CheckKind, Instance, Source, VerifierRef
 from adhere.errors import StoreError
 from adhere.results import DTYPES, TABLES, frame
 from adhere.store import FileStore
+from adhere.wire import cached_input_tokens_of
 from tests.unit.results.docs_tables import documented_columns
 
 
@@ -54,11 +55,22 @@ def test_stored_instances_use_the_documented_names_and_read_back() -> None:
     (line,) = encode_instances([INSTANCE]).decode().splitlines()
     data = json.loads(line)
     assert set(data) == {
-        "instance_id", "suite", "system_prompt", "user_query", "workspace", "metadata",
-        "scaffold", "checks",
+        "instance_id",
+        "suite",
+        "system_prompt",
+        "user_query",
+        "workspace",
+        "metadata",
+        "scaffold",
+        "checks",
     }
     assert set(data["checks"][0]) == {
-        "check_id", "source", "check_type", "description", "verifier", "condition",
+        "check_id",
+        "source",
+        "check_type",
+        "description",
+        "verifier",
+        "condition",
     }
     assert (data["instance_id"], data["user_query"]) == ("i-1", ["one", "two"])
     assert (data["checks"][0]["check_id"], data["checks"][0]["check_type"]) == (
@@ -88,3 +100,19 @@ def test_a_bad_stored_instance_names_line_and_field() -> None:
     data["id"] = "again"
     with pytest.raises(StoreError, match=r"both 'id' and 'instance_id'"):
         decode_instances(json.dumps(data).encode(), where="x")
+
+
+@pytest.mark.parametrize(
+    ("api", "response", "cached"),
+    [
+        ("anthropic", {"usage": {"input_tokens": 9, "cache_read_input_tokens": 4}}, 4),
+        ("openai-chat", {"usage": {"prompt_tokens_details": {"cached_tokens": 3}}}, 3),
+        ("openai-responses", {"usage": {"input_tokens_details": {"cached_tokens": 2}}}, 2),
+        ("gemini", {"usageMetadata": {"cachedContentTokenCount": 5}}, 5),
+        ("openai-chat", {"usage": {"prompt_tokens": 7}}, None),
+        ("anthropic", {"usage": {"cache_read_input_tokens": True}}, None),
+        ("gemini", None, None),
+    ],
+)
+def test_cached_input_tokens_per_api_shape(api: str, response: object, cached: int | None) -> None:
+    assert cached_input_tokens_of(api, response) == cached
