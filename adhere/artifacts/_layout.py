@@ -55,6 +55,7 @@ from adhere.artifacts._records import (
     encode_verdicts,
 )
 from adhere.core import Instance, Trajectory, Trial, TrialResult, Verdict
+from adhere.errors import StoreError
 from adhere.store import Store
 
 # Rollout-level names.
@@ -227,9 +228,21 @@ class RolloutStore:
         return self.store.exists(self.trial_key(trial, CALLS))
 
     def read_calls(self, trial: Trial) -> list[dict[str, Any]]:
-        """The raw call log of a trial."""
-        text = self.store.read_bytes(self.trial_key(trial, CALLS)).decode("utf-8")
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
+        """The raw call log of a trial.
+
+        Raises:
+            StoreError: A line is not JSON (the file and line are named).
+        """
+        key = self.trial_key(trial, CALLS)
+        out = []
+        for number, line in enumerate(self.store.read_bytes(key).decode("utf-8").splitlines(), 1):
+            if line.strip():
+                try:
+                    out.append(json.loads(line))
+                except ValueError as exc:
+                    where = f"{self.store.uri.rstrip('/')}/{key}:{number}"
+                    raise StoreError(f"{where}: not JSON ({exc})") from None
+        return out
 
     def write_trajectory(self, trial: Trial, trajectory: Trajectory) -> None:
         """Store a trial's normalized trajectory."""

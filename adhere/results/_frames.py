@@ -10,7 +10,14 @@ import pandas as pd
 
 from adhere.artifacts import RolloutStore, open_rollout
 from adhere.errors import SpecError
-from adhere.results._rows import call_rows, check_rows, message_rows, trial_rows
+from adhere.results._rows import (
+    StoredRun,
+    call_rows,
+    check_rows,
+    message_rows,
+    read_run,
+    trial_rows,
+)
 from adhere.results._schema import DTYPES, TABLES, TableName
 
 __all__ = [
@@ -33,7 +40,7 @@ an opened :class:`adhere.artifacts.RolloutStore`."""
 Format = Literal["parquet", "csv", "jsonl"]
 FORMATS: tuple[Format, ...] = ("parquet", "csv", "jsonl")
 
-_ROWS: dict[TableName, Callable[[RolloutStore], Iterator[dict[str, Any]]]] = {
+_ROWS: dict[TableName, Callable[[StoredRun], Iterator[dict[str, Any]]]] = {
     "trials": trial_rows,
     "checks": check_rows,
     "calls": call_rows,
@@ -67,9 +74,10 @@ def frame(name: TableName, rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
     return df.astype({c.name: DTYPES[c.type] for c in columns})
 
 
-def table(name: TableName, run: Run) -> pd.DataFrame:
+def table(name: TableName, run: Run | StoredRun) -> pd.DataFrame:
     """One result table of a run."""
-    return frame(name, _ROWS[name](open_run(run)))
+    stored = run if isinstance(run, StoredRun) else read_run(open_run(run))
+    return frame(name, _ROWS[name](stored))
 
 
 def trials(run: Run) -> pd.DataFrame:
@@ -100,12 +108,12 @@ def export(run: Run, out: str | Path, fmt: Format = "parquet") -> dict[TableName
     """
     if fmt not in FORMATS:
         raise SpecError(f"unknown export format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    store = open_run(run)
+    stored = read_run(open_run(run))
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     written: dict[TableName, Path] = {}
     for name in TABLES:
-        df = table(name, store)
+        df = table(name, stored)
         path = folder / f"{name}.{fmt}"
         if fmt == "parquet":
             df.to_parquet(path, index=False)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from adhere.artifacts import ProxyCall, RolloutStore, StoredTrial
 from adhere.core import SYSTEM_INDEX, Instance, Trial, Verdict
 from adhere.wire import cached_input_tokens_of
 
-__all__ = ["call_rows", "check_rows", "message_rows", "trial_rows"]
+__all__ = ["StoredRun", "call_rows", "check_rows", "message_rows", "read_run", "trial_rows"]
 
 Row = dict[str, Any]
 CALLS_FILE = "calls.jsonl"
@@ -37,25 +38,32 @@ def _keys(trial: Trial) -> Row:
     }
 
 
-def _stored(store: RolloutStore) -> list[StoredTrial]:
-    """The finished trials, in a stable order (model, scaffold, instance, repeat)."""
+@dataclass(frozen=True)
+class StoredRun:
+    """A rollout's store with its instances and finished trials, read once."""
+
+    store: RolloutStore
+    instances: dict[str, Instance]
+    trials: list[StoredTrial]
+    """In a stable order: model, scaffold, instance, repeat."""
+
+
+def read_run(store: RolloutStore) -> StoredRun:
+    """The instances and the finished trials (with their verdicts) of a rollout."""
+    instances = {i.id: i for i in store.read_instances()} if store.has_instances() else {}
     trials = list(store.iter_trials())
-    trials.sort(key=lambda s: (s.result.trial.model, s.result.trial.scaffold, _order(s)))
-    return trials
+    trials.sort(key=lambda s: _order(s.result.trial))
+    return StoredRun(store, instances, trials)
 
 
-def _order(stored: StoredTrial) -> tuple[str, int]:
-    return stored.result.trial.instance, stored.result.trial.repeat
+def _order(trial: Trial) -> tuple[str, str, str, int]:
+    return trial.model, trial.scaffold, trial.instance, trial.repeat
 
 
-def _instances(store: RolloutStore) -> dict[str, Instance]:
-    return {i.id: i for i in store.read_instances()} if store.has_instances() else {}
-
-
-def trial_rows(store: RolloutStore) -> Iterator[Row]:
+def trial_rows(run: StoredRun) -> Iterator[Row]:
     """One row per finished trial."""
-    instances = _instances(store)
-    for stored in _stored(store):
+    instances = run.instances
+    for stored in run.trials:
         result = stored.result
         instance = instances.get(result.trial.instance)
         expected = [c.id for c in instance.checks] if instance else []
@@ -108,17 +116,16 @@ def _verdict_cells(verdict: Verdict | None) -> Row:
     }
 
 
-def check_rows(store: RolloutStore) -> Iterator[Row]:
+def check_rows(run: StoredRun) -> Iterator[Row]:
     """Per trial: one final row per check, then one row per judge × check it judged.
 
     The final rows cover the instance's checks in order (``undecided`` when a check
     has no verdict) and any other check the trial's verdicts name.
     """
-    instances = _instances(store)
-    for stored in _stored(store):
+    for stored in run.trials:
         trial = stored.result.trial
         keys = _keys(trial)
-        instance = instances.get(trial.instance)
+        instance = run.instances.get(trial.instance)
         verdicts = {v.check_id: v for v in stored.verdicts}
         order = [c.id for c in instance.checks] if instance else []
         order += [check for check in verdicts if check not in order]
@@ -129,7 +136,7 @@ def check_rows(store: RolloutStore) -> Iterator[Row]:
                 "final": True,
                 **_verdict_cells(verdicts.get(check_id)),
             }
-        for judge, judged in sorted(store.read_judge_verdicts(trial).items()):
+        for judge, judged in sorted(run.store.read_judge_verdicts(trial).items()):
             for verdict in judged:
                 yield {
                     **_check_row(keys, instance, verdict.check_id),
@@ -148,9 +155,10 @@ def _requested_model(call: ProxyCall) -> str | None:
     return None
 
 
-def call_rows(store: RolloutStore) -> Iterator[Row]:
+def call_rows(run: StoredRun) -> Iterator[Row]:
     """One row per recorded model call of every finished trial (``calls.jsonl``)."""
-    for stored in _stored(store):
+    store = run.store
+    for stored in run.trials:
         trial = stored.result.trial
         if not store.has_calls(trial):
             continue
@@ -180,11 +188,11 @@ def call_rows(store: RolloutStore) -> Iterator[Row]:
             }
 
 
-def message_rows(store: RolloutStore) -> Iterator[Row]:
+def message_rows(run: StoredRun) -> Iterator[Row]:
     """One row per message of every stored trajectory, the system prompt first (index -1)."""
-    for stored in _stored(store):
+    for stored in run.trials:
         trial = stored.result.trial
-        trajectory = store.read_trajectory(trial)
+        trajectory = run.store.read_trajectory(trial)
         if trajectory is None:
             continue
         keys = _keys(trial)
