@@ -11,6 +11,7 @@ the exporter's change-aware reading is :class:`CachedReader`.
 
 from adhere.artifacts._cache import StoreVerdictCache
 from adhere.artifacts._calls import CALL_RECORD_FORMAT, ProxyCall
+from adhere.artifacts._instances import decode_instances, encode_instances
 from adhere.artifacts._layout import (
     FEEDBACK,
     INSTANCES,
@@ -21,7 +22,7 @@ from adhere.artifacts._layout import (
     safe_segment,
     write_benchmark_instances,
 )
-from adhere.artifacts._readers import find_trial, open_rollout_dir
+from adhere.artifacts._readers import find_trial, open_rollout, open_rollout_dir
 from adhere.artifacts._records import JudgeCallRecord, Phase, RunProgress
 from adhere.artifacts._scan import CachedReader, TrialDir
 from adhere.artifacts._telemetry import (
@@ -46,8 +47,11 @@ __all__ = [
     "StoredTrial",
     "TrialDir",
     "append_judge_calls",
+    "decode_instances",
+    "encode_instances",
     "feedback_run_name",
     "find_trial",
+    "open_rollout",
     "open_rollout_dir",
     "read_judge_calls",
     "read_progress",

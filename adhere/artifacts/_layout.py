@@ -9,7 +9,8 @@
         instances.jsonl                      a Benchmark's instances as the operator resolved them
       <rollout>/
         rollout.yaml                         the Rollout, Benchmark (and JudgePanel) specs as run
-        instances.jsonl                      the resolved instances (one Instance a line)
+        instances.jsonl                      the resolved instances, one a line under the
+                                             documented names (adhere.artifacts._instances)
         progress.json                        the latest run's counts (RunProgress)
         judge_calls.jsonl                    one JudgeCallRecord per judge call of every
                                              scoring pass (appended)
@@ -47,6 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from adhere.artifacts._instances import decode_instances, encode_instances
 from adhere.artifacts._records import (
     VERDICT_LIST,
     decode_judge_verdicts,
@@ -113,8 +115,7 @@ def write_benchmark_instances(
 ) -> str:
     """Store a Benchmark's resolved instances (the operator does); return their URI."""
     key = f"{BENCHMARKS}/{namespace}/{name}/{INSTANCES}"
-    body = "".join(i.model_dump_json() + "\n" for i in instances)
-    store.write_bytes(key, body.encode("utf-8"))
+    store.write_bytes(key, encode_instances(instances))
     return f"{store.uri.rstrip('/')}/{key}"
 
 
@@ -191,24 +192,20 @@ class RolloutStore:
 
     def write_instances(self, instances: Iterable[Instance]) -> None:
         """Store the resolved instances."""
-        lines = [inst.model_dump_json() for inst in instances]
-        self.store.write_bytes(self.key(INSTANCES), ("\n".join(lines) + "\n").encode())
+        self.store.write_bytes(self.key(INSTANCES), encode_instances(instances))
 
     def has_instances(self) -> bool:
         """Whether the instances were stored."""
         return self.store.exists(self.key(INSTANCES))
 
     def read_instances(self) -> list[Instance]:
-        """The stored instances."""
-        text = self.store.read_bytes(self.key(INSTANCES)).decode("utf-8")
-        out = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    out.append(Instance.model_validate_json(line))
-                except ValueError as exc:
-                    raise StoreError(f"{self.key(INSTANCES)}:{number}: {exc}") from exc
-        return out
+        """The stored instances (under the documented names or, from older stores, the old).
+
+        Raises:
+            StoreError: A line is not a stored instance (the line and field are named).
+        """
+        raw = self.store.read_bytes(self.key(INSTANCES))
+        return decode_instances(raw, where=self.where(INSTANCES))
 
     def report_dir(self) -> Path | None:
         """The local directory of the rollout's report files (``None`` on an object store)."""
@@ -228,10 +225,26 @@ class RolloutStore:
         body = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records)
         self.store.write_bytes(self.trial_key(trial, CALLS), body.encode("utf-8"))
 
+    def has_calls(self, trial: Trial) -> bool:
+        """Whether the trial's call log was stored."""
+        return self.store.exists(self.trial_key(trial, CALLS))
+
     def read_calls(self, trial: Trial) -> list[dict[str, Any]]:
-        """The raw call log of a trial."""
-        text = self.store.read_bytes(self.trial_key(trial, CALLS)).decode("utf-8")
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
+        """The raw call log of a trial.
+
+        Raises:
+            StoreError: A line is not JSON (the file and line are named).
+        """
+        key = self.trial_key(trial, CALLS)
+        out = []
+        for number, line in enumerate(self.store.read_bytes(key).decode("utf-8").splitlines(), 1):
+            if line.strip():
+                try:
+                    out.append(json.loads(line))
+                except ValueError as exc:
+                    where = f"{self.store.uri.rstrip('/')}/{key}:{number}"
+                    raise StoreError(f"{where}: not JSON ({exc})") from None
+        return out
 
     def write_trajectory(self, trial: Trial, trajectory: Trajectory) -> None:
         """Store a trial's normalized trajectory."""

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 import yaml
 
+from adhere.artifacts._instances import decode_instances
 from adhere.artifacts._layout import (
     ATTEMPT,
     CALLS,
@@ -225,9 +226,4 @@ def _yaml_documents(raw: bytes) -> list[dict[str, Any]]:
 
 
 def _instances(raw: bytes) -> dict[str, Instance]:
-    out = {}
-    for line in raw.decode("utf-8").splitlines():
-        if line.strip():
-            instance = Instance.model_validate_json(line)
-            out[instance.id] = instance
-    return out
+    return {i.id: i for i in decode_instances(raw, where=INSTANCES)}

@@ -3,6 +3,7 @@
 from adhere.cli import (
     _cmd_analyze,
     _cmd_cluster,
+    _cmd_export,
     _cmd_generate,
     _cmd_import,
     _cmd_run,
@@ -12,5 +13,13 @@ from adhere.cli._app import main
 
 __all__ = ["main"]
 
-_COMMANDS = (_cmd_analyze, _cmd_cluster, _cmd_generate, _cmd_import, _cmd_run, _cmd_tools)
+_COMMANDS = (
+    _cmd_analyze,
+    _cmd_cluster,
+    _cmd_export,
+    _cmd_generate,
+    _cmd_import,
+    _cmd_run,
+    _cmd_tools,
+)
 """Imported for their side effect: registering commands on :data:`main`."""

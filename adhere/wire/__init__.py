@@ -44,6 +44,7 @@ Nothing outside this package parses or builds an API's JSON.
 
 from adhere.wire._apis import (
     CLIENT_AUTH_HEADERS,
+    cached_input_tokens_of,
     client_keys,
     detect_api,
     error_body,
@@ -108,6 +109,7 @@ __all__ = [
     "Wire",
     "WireFormatError",
     "apply_controls",
+    "cached_input_tokens_of",
     "call_id",
     "client_keys",
     "decode_call",

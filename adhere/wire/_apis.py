@@ -27,6 +27,7 @@ from adhere.wire._reassemble_base import Api
 
 __all__ = [
     "CLIENT_AUTH_HEADERS",
+    "cached_input_tokens_of",
     "client_keys",
     "detect_api",
     "error_body",
@@ -139,6 +140,31 @@ def usage_of(api: Api, response: Any) -> dict[str, int] | None:
     if not isinstance(usage, dict):
         return None
     return {"input_tokens": _total(usage, inputs), "output_tokens": _total(usage, outputs)}
+
+
+def cached_input_tokens_of(api: str, response: Any) -> int | None:
+    """The part of a response's input tokens served from the prompt cache, if it says.
+
+    Anthropic's ``cache_read_input_tokens``, OpenAI Chat's
+    ``prompt_tokens_details.cached_tokens``, Responses'
+    ``input_tokens_details.cached_tokens``, Gemini's ``cachedContentTokenCount``;
+    ``None`` when the response reports none of them.
+    """
+    if not isinstance(response, dict):
+        return None
+    usage = response.get("usageMetadata" if api == "gemini" else "usage")
+    if not isinstance(usage, dict):
+        return None
+    if api == "gemini":
+        value = usage.get("cachedContentTokenCount")
+    elif api == "anthropic":
+        value = usage.get("cache_read_input_tokens")
+    else:
+        details = usage.get(
+            "prompt_tokens_details" if api == "openai-chat" else "input_tokens_details"
+        )
+        value = details.get("cached_tokens") if isinstance(details, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _total(usage: dict[str, Any], keys: tuple[str, ...]) -> int:
