@@ -52,7 +52,7 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def stored_attributions(run_dir: Path):
     """(model, conflict type, judge) → list of answers, read from the files themselves."""
     instances = {
-        json.loads(line)["id"]: json.loads(line)
+        json.loads(line)["instance_id"]: json.loads(line)
         for line in (run_dir / "instances.jsonl").read_text().splitlines()
     }
     found = defaultdict(list)
