@@ -17,6 +17,7 @@ from adhere.runner._engine import (
     RunSummary,
     error_verdicts,
 )
+from adhere.runner._narrow import narrow
 from adhere.runner._pairing import Pairing, describe_pairings, pairings
 from adhere.runner._plan import (
     PlannedScaffold,
@@ -27,6 +28,7 @@ from adhere.runner._plan import (
     plan_trials,
 )
 from adhere.runner._plan_text import describe_plan, plan_summary
+from adhere.runner._preflight import endpoint_probes, preflight
 from adhere.runner._rescore import rescore
 from adhere.runner._run import (
     Prepared,
@@ -67,15 +69,18 @@ __all__ = [
     "default_work_root",
     "describe_pairings",
     "describe_plan",
+    "endpoint_probes",
     "error_verdicts",
     "execute",
     "image_only_problem",
     "judge_endpoints",
     "open_rollout_uri",
+    "narrow",
     "pairings",
     "plan_rollout",
     "plan_summary",
     "plan_trials",
+    "preflight",
     "prepare",
     "prepare_rollout",
     "rescore",

@@ -57,6 +57,7 @@ from adhere.wire._decode import CallView, RecordedCall, decode_call
 from adhere.wire._exchange import ChatRequest, Conversation, Reply, call_id, is_freeform
 from adhere.wire._json import StreamFailure, WireFormatError, parse_json_object
 from adhere.wire._outcome import MODEL_OUTCOMES, reply_outcome
+from adhere.wire._probe import PROBE_TEXT, probe_call, probe_problem
 from adhere.wire._reassemble_base import Api
 from adhere.wire._recorded import RecordedAnswer, parse_body, read_answer
 from adhere.wire._sampling import Controls, Sampling, apply_controls, read_sampling, stop_of
@@ -93,6 +94,7 @@ __all__ = [
     "DecodedRequest",
     "LocalAnswer",
     "MODEL_OUTCOMES",
+    "PROBE_TEXT",
     "Outgoing",
     "ParsedReply",
     "Plan",
@@ -123,6 +125,8 @@ __all__ = [
     "parse_body",
     "parse_json_object",
     "plan_call",
+    "probe_call",
+    "probe_problem",
     "read_answer",
     "read_sampling",
     "reply_outcome",
