@@ -20,6 +20,7 @@ from adhere.metrics._intervals import (
     wilson_interval,
 )
 from adhere.metrics._pairing import ALL_SOURCES, Pair, paired_trials
+from adhere.metrics._prices import Price, price_of
 from adhere.metrics._rates import (
     Rates,
     ScoredTrial,
@@ -59,6 +60,7 @@ __all__ = [
     "MetricRegression",
     "Pair",
     "PairedTrial",
+    "Price",
     "RateIntervals",
     "Rates",
     "Regression",
@@ -80,6 +82,7 @@ __all__ = [
     "mcnemar_exact",
     "paired_trials",
     "pct",
+    "price_of",
     "rate_interval",
     "rate_intervals",
     "rates",

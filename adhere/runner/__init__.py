@@ -17,6 +17,13 @@ from adhere.runner._engine import (
     RunSummary,
     error_verdicts,
 )
+from adhere.runner._estimate import (
+    ModelEstimate,
+    describe_estimates,
+    estimate_plan,
+    estimate_tokens,
+    load_prices,
+)
 from adhere.runner._narrow import narrow
 from adhere.runner._pairing import Pairing, describe_pairings, pairings
 from adhere.runner._plan import (
@@ -51,6 +58,7 @@ from adhere.runner._workspace import default_work_root
 __all__ = [
     "Checked",
     "Engine",
+    "ModelEstimate",
     "ModelTarget",
     "NoProgress",
     "Pairing",
@@ -67,13 +75,17 @@ __all__ = [
     "check_panel",
     "check_run",
     "default_work_root",
+    "describe_estimates",
     "describe_pairings",
     "describe_plan",
     "endpoint_probes",
     "error_verdicts",
+    "estimate_plan",
+    "estimate_tokens",
     "execute",
     "image_only_problem",
     "judge_endpoints",
+    "load_prices",
     "open_rollout_uri",
     "narrow",
     "pairings",
