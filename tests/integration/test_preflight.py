@@ -46,9 +46,7 @@ def panel_yaml(base: str) -> str:
     )
 
 
-def test_a_closed_port_stops_the_run_at_once_with_one_message(
-    tmp_path: Path, write_specs
-) -> None:
+def test_a_closed_port_stops_the_run_at_once_with_one_message(tmp_path: Path, write_specs) -> None:
     port = closed_port()
     base = f"http://127.0.0.1:{port}/v1"
     models = model("dead", "x", base=base) + model("fine", "oracle")
@@ -123,7 +121,8 @@ async def test_an_answer_in_the_wrong_shape_is_a_bad_shape(tmp_path: Path, write
         await runner.cleanup()
     [line] = caught.value.failures
     assert line.startswith(f"model 'stub' at {base}, openai-chat model 'm': bad shape: ")
-    assert 'not a openai-chat reply (the answer does not read as a reply: {"hello": "world"})' in line
+    reason = 'not a openai-chat reply (the answer does not read as a reply: {"hello": "world"})'
+    assert reason in line
 
 
 async def test_judges_are_checked_too(tmp_path: Path, write_specs) -> None:
@@ -145,7 +144,8 @@ async def test_a_reachable_keyed_endpoint_passes_in_every_shape(
     tmp_path: Path, write_specs, keyed_server, monkeypatch, api
 ) -> None:
     monkeypatch.setenv("PF_KEY", KEY)
-    path = write_specs(bench_yaml(), rollout_yaml(keyed("remote", "script:hello", keyed_server, api=api)))
+    models = keyed("remote", "script:hello", keyed_server, api=api)
+    path = write_specs(bench_yaml(), rollout_yaml(models))
     config = load_run_config([path])
     [probe] = endpoint_probes(config, Served())
     assert probe.url.startswith(keyed_server + "/v1")
