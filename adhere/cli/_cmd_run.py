@@ -136,7 +136,8 @@ def run(
         err_console.print(f"  [red]failed[/] {escape(line)}", highlight=False)
     complete = scoring is None or scoring.complete
     if report:
-        complete = _write_report(prepared.store).complete and complete
+        written = _write_report(prepared.store, prices_file=overrides["prices_file"])
+        complete = written.complete and complete
     if summary.faults:
         err_console.print(
             f"[yellow]{summary.faults} trial(s) ended as upstream faults[/]: the model service "
@@ -164,9 +165,19 @@ def run(
     type=click.Path(exists=True, dir_okay=False),
     help="JSONL of human pass/fail/n/a labels; adds agreement of each judge with them.",
 )
+@click.option(
+    "--prices",
+    "prices_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Price table (YAML; docs/prices.md) for the costs in the spend table.",
+)
 @allow_incomplete_option
 def report(
-    run_ref: str, out: Path | None, human_labels: str | None, allow_incomplete: bool
+    run_ref: str,
+    out: Path | None,
+    human_labels: str | None,
+    prices_file: str | None,
+    allow_incomplete: bool,
 ) -> None:
     """Print and write the report of a run.
 
@@ -188,7 +199,7 @@ def report(
         )
     else:
         store = open_rollout_dir(path)
-    written = _write_report(store, out, human_labels)
+    written = _write_report(store, out, human_labels, prices_file)
     totals = written.totals
     exit_if_incomplete(
         written.complete,

@@ -55,6 +55,12 @@ _OPTIONS = [
         help="Run only this scaffold's trials (repeatable).",
     ),
     click.option(
+        "--prices",
+        "prices_file",
+        type=click.Path(exists=True, dir_okay=False),
+        help="Price table (YAML; docs/prices.md) for the costs in the report.",
+    ),
+    click.option(
         "--parallelism",
         type=click.IntRange(min=1),
         help="Trials at once, instead of the Rollout's parallelism (results do not change).",
@@ -73,8 +79,10 @@ def _apply_overrides(
     prepared: Prepared, overrides: dict[str, Any]
 ) -> tuple[Prepared, ExecuteOptions]:
     """The prepared run narrowed by the options, and ``execute``'s keyword arguments."""
-    from adhere.runner import narrow
+    from adhere.runner import load_prices, narrow
 
+    if overrides["prices_file"] is not None:
+        load_prices(overrides["prices_file"])  # a bad table is refused before anything runs
     before = len(prepared.trials)
     narrowed = narrow(
         prepared,

@@ -14,7 +14,7 @@ no answer in time              ``no answer within N s``
 HTTP 401, 403                  ``key rejected``
 HTTP 404                       ``model or API path not found``
 other 4xx, 5xx                 ``HTTP <status>``
-2xx that is not a reply        ``bad shape: not a <shape> reply``
+2xx that is not a reply        ``bad shape: not a reply in the <shape> shape``
 =============================  ==============================================
 
 A 429 passes: the endpoint is there, knows the key and the model, and only asks to
@@ -196,7 +196,7 @@ def _judge_answer(probe: Probe, status: int, content_type: str, body: bytes) -> 
         if problem is None:
             return None
         return ProbeFailure(
-            probe, f"bad shape: not a {probe.api} reply", _redact(problem, probe.key)
+            probe, f"bad shape: not a reply in the {probe.api} shape", _redact(problem, probe.key)
         )
     if status == 429:
         return None

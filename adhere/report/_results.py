@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from adhere.judging import (
     verdict_labels,
 )
 from adhere.metrics import (
+    Price,
     ScoredTrial,
     Spread,
     Table,
@@ -43,13 +45,22 @@ from adhere.report._document import (
 )
 from adhere.report._paper import paper_tables
 from adhere.report._plot import bar_svg
+from adhere.report._spend import spend_tables
 from adhere.suites import get_suite
 
 __all__ = ["Collected", "collect", "read_judged", "report_for", "scored_trial"]
 
 
-def report_for(store: RolloutStore, *, human_labels: str | Path | None = None) -> Report:
-    """Build the report of a rollout from its store (optionally against human labels)."""
+def report_for(
+    store: RolloutStore,
+    *,
+    human_labels: str | Path | None = None,
+    prices: Mapping[str, Price] | None = None,
+) -> Report:
+    """Build the report of a rollout from its store (optionally against human labels).
+
+    ``prices`` is the price table of the spend tables' costs (see :mod:`._spend`).
+    """
     collected = collect(store)
     if not collected.instances:
         raise SpecError(
@@ -105,6 +116,7 @@ def report_for(store: RolloutStore, *, human_labels: str | Path | None = None) -
             "Judge-decided checks count by the panel's majority vote in the summary; the "
             "panel tables give every judge's scores and their mean ± std."
         )
+    report.breakdowns += spend_tables(store, prices)
     return report
 
 

@@ -121,7 +121,8 @@ async def test_an_answer_in_the_wrong_shape_is_a_bad_shape(tmp_path: Path, write
         await runner.cleanup()
     [line] = caught.value.failures
     assert line.startswith(f"model 'stub' at {base}, openai-chat model 'm': bad shape: ")
-    reason = 'not a openai-chat reply (the answer does not read as a reply: {"hello": "world"})'
+    reason = "not a reply in the openai-chat shape (the answer does not read as a reply: "
+    reason += '{"hello": "world"})'
     assert reason in line
 
 
