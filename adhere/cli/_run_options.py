@@ -107,10 +107,10 @@ def _print_stopped(summary: RunSummary) -> None:
     """Say that ``--fail-fast`` stopped the run, and at which trial."""
     if summary.stopped is None:
         return
-    left = summary.planned - summary.skipped - summary.ran
+    unstarted = summary.planned - summary.skipped - summary.ran - summary.cancelled
     err_console.print(
         f"[yellow]stopped (--fail-fast)[/] at the failed trial {summary.stopped}: "
-        f"{summary.cancelled} trial(s) in flight cancelled, {left} not run; run the same "
-        "command again to resume.",
+        f"{summary.cancelled} trial(s) in flight cancelled, {max(unstarted, 0)} not started; "
+        "run the same command again to resume.",
         highlight=False,
     )

@@ -234,11 +234,11 @@ async def execute(
     cache_dir = default_cache_dir()
     # progress.json in the store: what `adhere exporter` reports as trials running.
     tracked = StoreProgress(prepared.store, prepared.config.rollout.spec.parallelism, progress)
-    for scaffold in prepared.scaffolds.values():
-        await scaffold.install(cache_dir)
     async with run_services(prepared) as (calls, targets):
-        if check_endpoints:
+        if check_endpoints:  # before the installs: a dead endpoint stops the run at once
             await preflight(prepared.config, calls.served)
+        for scaffold in prepared.scaffolds.values():
+            await scaffold.install(cache_dir)
         engine = Engine(
             store=prepared.store,
             instances=prepared.instances,
