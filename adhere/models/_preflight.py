@@ -13,7 +13,7 @@ connection refused / no route  ``connection refused`` / ``cannot connect``
 no answer in time              ``no answer within N s``
 HTTP 401, 403                  ``key rejected``
 HTTP 404                       ``model or API path not found``
-other 4xx, 5xx                 ``HTTP <status>``
+other 4xx / 5xx                ``request refused`` / ``server error``
 2xx that is not a reply        ``bad shape: not a reply in the <shape> shape``
 =============================  ==============================================
 
@@ -212,7 +212,7 @@ def _judge_answer(probe: Probe, status: int, content_type: str, body: bytes) -> 
         return ProbeFailure(probe, "key rejected", detail)
     if status == 404:
         return ProbeFailure(probe, "model or API path not found", detail)
-    return ProbeFailure(probe, f"HTTP {status}", detail)
+    return ProbeFailure(probe, "server error" if status >= 500 else "request refused", detail)
 
 
 def _redact(text: str, key: str | None) -> str:

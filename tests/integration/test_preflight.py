@@ -8,7 +8,7 @@ import pytest
 from aiohttp import web
 
 from adhere.errors import PreflightError
-from adhere.models import Served
+from adhere.models import Served, model_probe, run_probes
 from adhere.runner import endpoint_probes, execute, preflight, prepare
 from adhere.spec import load_run_config
 from adhere.testing import PolicyServerConfig, ThreadedPolicyServer, load_scripts
@@ -166,3 +166,29 @@ async def test_scripted_endpoints_pass_and_the_run_goes_on(tmp_path: Path, write
     # The probe is answered before fault options: the trials still saw their 503 first.
     calls = prepared.store.read_calls(prepared.trials[0])
     assert [c["outcome"] for c in calls] == ["server_error", "ok"]
+
+
+async def test_a_429_passes_and_a_5xx_fails_with_the_endpoints_words() -> None:
+    async def answer(request: web.Request) -> web.Response:
+        body = await request.json()
+        status = {"limited": 429, "broken": 500}[body["model"]]
+        return web.json_response({"error": {"message": f"{body['model']} says no"}}, status=status)
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", answer)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    root = f"http://127.0.0.1:{runner.addresses[0][1]}"
+    try:
+        probes = [
+            model_probe(m, base_url=root, root_url=root, api="openai-chat", model=m, key=None)
+            for m in ("limited", "broken")
+        ]
+        failures = await run_probes(probes)
+    finally:
+        await runner.cleanup()
+    assert [f.message() for f in failures] == [
+        f"model 'broken' at {root}, openai-chat model 'broken': server error (HTTP 500: broken says no)"
+    ]
