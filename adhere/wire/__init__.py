@@ -37,6 +37,9 @@ module                  what it does                                      used b
                         (:func:`reply_outcome`)
 ``_decode*``            a recorded call into neutral messages             normalizer
                         (:func:`decode_call`)
+``_probe``              the smallest chat call in each shape and          ``adhere run``'s
+                        whether its answer reads as a reply               endpoint check
+                        (:func:`probe_call`, :func:`probe_problem`)
 ======================  ================================================  =================
 
 Nothing outside this package parses or builds an API's JSON.
