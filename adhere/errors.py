@@ -7,6 +7,7 @@
     ├── SecretError          a secret could not be resolved (never carries the secret itself)
     ├── ModelCallError       a model call failed after its retries (status, endpoint)
     │   └── ModelReplyError  the endpoint answered with something that is not a valid reply
+    ├── PreflightError       endpoints failed the check before a run (one line per endpoint)
     ├── UnknownConversation  the scripted policy server cannot place a request
     ├── ModelServerError     the local model server is not installed, died or never became ready
     ├── StoreError           the result store could not be read or written
@@ -51,6 +52,23 @@ class ModelCallError(AdhereError):
 
 class ModelReplyError(ModelCallError):
     """The endpoint answered, but not with a reply this client understands."""
+
+
+class PreflightError(AdhereError):
+    """Endpoints failed the one-call check before a run's first trial.
+
+    Attributes:
+        failures: One line per failing endpoint: role, name, base URL, model, what failed.
+    """
+
+    def __init__(self, failures: list[str]):
+        self.failures = list(failures)
+        count = len(self.failures)
+        lines = "\n".join(f"  {line}" for line in self.failures)
+        super().__init__(
+            f"{count} endpoint{'' if count == 1 else 's'} failed the check before the run "
+            f"(no trial started; --no-preflight skips the check):\n{lines}"
+        )
 
 
 class UnknownConversation(AdhereError):

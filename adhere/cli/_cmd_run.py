@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.markup import escape
@@ -19,6 +20,7 @@ from adhere.cli._app import (
     main,
     out_console,
 )
+from adhere.cli._run_options import _apply_overrides, _print_stopped, _run_overrides
 
 
 @main.command()
@@ -32,6 +34,7 @@ from adhere.cli._app import (
     help="Run again the finished trials whose config changed (old attempts stay archived); "
     "without it such a run is refused.",
 )
+@_run_overrides
 @allow_incomplete_option
 @_ray_options
 def run(
@@ -44,6 +47,7 @@ def run(
     ray_address: str | None,
     verify_actors: int,
     judge_actors: int,
+    **overrides: Any,
 ) -> None:
     """Run a Rollout locally (resumable: finished trials are skipped).
 
@@ -58,6 +62,11 @@ def run(
     next run), 2 for invalid input, 3 when checks were left undecided or
     errored (no judge panel for judge-bound checks, judge or verifier errors; see
     ``--allow-incomplete``), 130 when interrupted.
+
+    Before the first trial every model and judge endpoint gets one tiny call
+    (``--no-preflight`` skips it); a failing endpoint stops the run with exit status 2.
+    ``--limit``, ``--model`` and ``--scaffold`` run part of the plan (the same command
+    without them runs the rest); ``--parallelism`` overrides the Rollout's.
     """
     from adhere.report import RichProgress
     from adhere.runner import execute, prepare
@@ -78,6 +87,7 @@ def run(
 
     for line in describe_pairings(pairings(config.rollout, prepared.scaffolds)):
         err_console.print(f"  {line}", highlight=False, soft_wrap=True)
+    prepared, options = _apply_overrides(prepared, overrides)
     reuse = prepared.reuse
     if reuse.changed:
         parts = "; ".join(
@@ -98,10 +108,12 @@ def run(
     scorer = _scorer(ray_address, verify_actors, judge_actors)
     try:
         if quiet:
-            summary = asyncio.run(execute(prepared, scorer=scorer))
+            summary = asyncio.run(execute(prepared, scorer=scorer, **options))
         else:
             with RichProgress(err_console) as progress:
-                summary = asyncio.run(execute(prepared, progress=progress, scorer=scorer))
+                summary = asyncio.run(
+                    execute(prepared, progress=progress, scorer=scorer, **options)
+                )
     except KeyboardInterrupt:
         err_console.print(
             "[yellow]interrupted[/]: finished trials are saved; run the same command again "
@@ -124,7 +136,8 @@ def run(
         err_console.print(f"  [red]failed[/] {escape(line)}", highlight=False)
     complete = scoring is None or scoring.complete
     if report:
-        complete = _write_report(prepared.store).complete and complete
+        written = _write_report(prepared.store, prices_file=overrides["prices_file"])
+        complete = written.complete and complete
     if summary.faults:
         err_console.print(
             f"[yellow]{summary.faults} trial(s) ended as upstream faults[/]: the model service "
@@ -138,6 +151,7 @@ def run(
             "same command again to retry them (finished trials are skipped).",
             highlight=False,
         )
+    _print_stopped(summary)
     if summary.failed or summary.faults:
         raise SystemExit(1)
     exit_if_incomplete(complete, allow_incomplete, "checks were left undecided or errored")
@@ -151,9 +165,19 @@ def run(
     type=click.Path(exists=True, dir_okay=False),
     help="JSONL of human pass/fail/n/a labels; adds agreement of each judge with them.",
 )
+@click.option(
+    "--prices",
+    "prices_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Price table (YAML; docs/prices.md) for the costs in the spend table.",
+)
 @allow_incomplete_option
 def report(
-    run_ref: str, out: Path | None, human_labels: str | None, allow_incomplete: bool
+    run_ref: str,
+    out: Path | None,
+    human_labels: str | None,
+    prices_file: str | None,
+    allow_incomplete: bool,
 ) -> None:
     """Print and write the report of a run.
 
@@ -175,7 +199,7 @@ def report(
         )
     else:
         store = open_rollout_dir(path)
-    written = _write_report(store, out, human_labels)
+    written = _write_report(store, out, human_labels, prices_file)
     totals = written.totals
     exit_if_incomplete(
         written.complete,

@@ -193,22 +193,40 @@ def validate(files: tuple[str, ...], no_secrets: bool, cluster: bool) -> None:
     help="Plan for a cluster run: instances whose workspace is only a container image "
     "are not refused.",
 )
-def plan(files: tuple[str, ...], rollout_name: str | None, cluster: bool) -> None:
+@click.option(
+    "--prices",
+    "prices_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Price table (YAML, USD per million tokens; see docs/prices.md) for the cost estimate.",
+)
+def plan(
+    files: tuple[str, ...], rollout_name: str | None, cluster: bool, prices_file: str | None
+) -> None:
     """Print a Rollout's trial plan without running it.
 
     Trials per model × scaffold × version; where a scaffold runs another version than
-    the one its instances name, and why; the instances no scaffold runs, and why.
+    the one its instances name, and why; the instances no scaffold runs, and why;
+    estimated tokens and cost per model (prices from ``--prices``; see docs/prices.md).
     The specs are checked as `adhere validate --no-secrets` does. Exit status 0; 2
     for invalid input, or (without --cluster) when a local run would refuse the
     plan: planned instances whose workspace is only a container image.
     """
     from adhere.errors import SpecError
-    from adhere.runner import check_run, describe_plan, image_only_problem
+    from adhere.runner import (
+        check_run,
+        describe_estimates,
+        describe_plan,
+        estimate_plan,
+        image_only_problem,
+        load_prices,
+    )
     from adhere.spec import load_run_config
 
     config = load_run_config(files, rollout_name=rollout_name)
+    prices = load_prices(prices_file) if prices_file else {}
     checked = check_run(config, secrets=False, local=False)
-    for line in describe_plan(config.rollout, checked.plan):
+    estimates = estimate_plan(config.rollout, checked.trials, checked.instances, prices)
+    for line in [*describe_plan(config.rollout, checked.plan), "", *describe_estimates(estimates)]:
         out_console.print(line, highlight=False, soft_wrap=True, markup=False)
     problem = None if cluster else image_only_problem(checked.instances, checked.plan)
     if problem is not None:

@@ -7,7 +7,6 @@ with the same (camelCase or snake_case) keys can be validated into it.
 
 from __future__ import annotations
 
-import fnmatch
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic.alias_generators import to_camel
 
 from adhere.errors import SpecError
-from adhere.metrics import RegressionSettings
+from adhere.metrics import Price, RegressionSettings, price_of
 
 __all__ = ["ExporterSettings", "Price", "load_settings"]
 
@@ -27,19 +26,6 @@ class _Settings(BaseModel):
     model_config = ConfigDict(
         extra="forbid", alias_generator=to_camel, populate_by_name=True, frozen=True
     )
-
-
-class Price(_Settings):
-    """What a model's tokens cost, in US dollars per million tokens."""
-
-    input_per_million: float = Field(ge=0, description="USD per million input tokens.")
-    output_per_million: float = Field(ge=0, description="USD per million output tokens.")
-
-    def cost(self, input_tokens: int, output_tokens: int) -> float:
-        """USD for these token counts."""
-        return (
-            input_tokens * self.input_per_million + output_tokens * self.output_per_million
-        ) / 1_000_000
 
 
 class ExporterSettings(_Settings):
@@ -125,15 +111,7 @@ class ExporterSettings(_Settings):
 
     def price_of(self, *names: str | None) -> Price | None:
         """The price of the first name with one: exact keys first, then glob patterns."""
-        given = [n for n in names if n]
-        for name in given:
-            if name in self.prices:
-                return self.prices[name]
-        for name in given:
-            for pattern, price in self.prices.items():
-                if fnmatch.fnmatchcase(name, pattern):
-                    return price
-        return None
+        return price_of(self.prices, *names)
 
 
 def load_settings(path: str | Path | None, **overrides: Any) -> ExporterSettings:

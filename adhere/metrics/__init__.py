@@ -33,6 +33,7 @@ from adhere.metrics._intervals import (
     wilson_interval,
 )
 from adhere.metrics._pairing import ALL_SOURCES, Pair, paired_trials
+from adhere.metrics._prices import Price, price_of
 from adhere.metrics._rates import (
     Rates,
     ScoredTrial,
@@ -73,6 +74,7 @@ __all__ = [
     "MetricRegression",
     "Pair",
     "PairedTrial",
+    "Price",
     "RateIntervals",
     "Rates",
     "Regression",
@@ -98,6 +100,7 @@ __all__ = [
     "paired_trials",
     "partial_failure_pairs",
     "pct",
+    "price_of",
     "rate_interval",
     "rate_intervals",
     "rates",

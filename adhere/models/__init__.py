@@ -14,6 +14,14 @@ from adhere.models._backoff import backoff_delay, parse_retry_after
 from adhere.models._limiter import EndpointLimiter, LimiterRegistry, RateLimiter, shared_limiter
 from adhere.models._model_server import ModelServer, ModelServerSettings
 from adhere.models._open import AnthropicClient, OpenAIClient, open_client
+from adhere.models._preflight import (
+    PROBE_TIMEOUT_SECONDS,
+    Probe,
+    ProbeFailure,
+    judge_probe,
+    model_probe,
+    run_probes,
+)
 from adhere.models._providers import (
     PodPlan,
     Provider,
@@ -31,6 +39,7 @@ from adhere.models._types import CallRecord, ChatResponse, ModelClient
 from adhere.wire import ChatRequest
 
 __all__ = [
+    "PROBE_TIMEOUT_SECONDS",
     "AnthropicClient",
     "CallRecord",
     "ChatRequest",
@@ -42,6 +51,8 @@ __all__ = [
     "ModelServerSettings",
     "OpenAIClient",
     "PodPlan",
+    "Probe",
+    "ProbeFailure",
     "Provider",
     "ProviderService",
     "RateLimiter",
@@ -49,12 +60,15 @@ __all__ = [
     "Served",
     "backoff_delay",
     "check_endpoint",
+    "judge_probe",
+    "model_probe",
     "open_client",
     "parse_retry_after",
     "provider",
     "provider_for",
     "provider_names",
     "resolve_api_key",
+    "run_probes",
     "serve_providers",
     "shared_limiter",
 ]

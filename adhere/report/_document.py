@@ -195,7 +195,8 @@ def build_report(
         )
     if any(isinstance(t.keys.get("instructions"), int) for t in trials):
         report.plot_svg = _plot(trials, isr_name)
-    if trials and not any(t.verdicts for t in trials if t.status == "ok"):
+    finished = [t for t in trials if t.status == "ok"]  # faults and errors have other notes
+    if finished and not any(t.verdicts for t in finished):
         report.notes.append(
             "No check of these trials was decided yet: their checklists need deterministic "
             "verifiers or a judge panel. Calls and trajectories are recorded in the store."

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from adhere.judging import (
     verdict_labels,
 )
 from adhere.metrics import (
+    Price,
     ScoredTrial,
     Spread,
     Table,
@@ -43,14 +45,23 @@ from adhere.report._document import (
 from adhere.report._judges import Across, judge_names, per_judge_trials, rule_note
 from adhere.report._paper import paper_tables
 from adhere.report._plot import bar_svg
+from adhere.report._spend import spend_tables
 from adhere.report._turns import interaction_turns, turns_figure
 from adhere.suites import get_suite
 
 __all__ = ["Collected", "collect", "read_judged", "report_for", "scored_trial"]
 
 
-def report_for(store: RolloutStore, *, human_labels: str | Path | None = None) -> Report:
-    """Build the report of a rollout from its store (optionally against human labels)."""
+def report_for(
+    store: RolloutStore,
+    *,
+    human_labels: str | Path | None = None,
+    prices: Mapping[str, Price] | None = None,
+) -> Report:
+    """Build the report of a rollout from its store (optionally against human labels).
+
+    ``prices`` is the price table of the spend tables' costs (see :mod:`._spend`).
+    """
     collected = collect(store)
     if not collected.instances:
         raise SpecError(
@@ -105,6 +116,7 @@ def report_for(store: RolloutStore, *, human_labels: str | Path | None = None) -
     report.panel = panel_tables(collected, judged)
     if human_labels is not None:
         report.panel.append(human_table(store, load_human_labels(human_labels)))
+    report.breakdowns += spend_tables(store, prices)
     return report
 
 

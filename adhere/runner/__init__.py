@@ -17,6 +17,14 @@ from adhere.runner._engine import (
     RunSummary,
     error_verdicts,
 )
+from adhere.runner._estimate import (
+    ModelEstimate,
+    describe_estimates,
+    estimate_plan,
+    estimate_tokens,
+    load_prices,
+)
+from adhere.runner._narrow import narrow
 from adhere.runner._pairing import Pairing, describe_pairings, pairings
 from adhere.runner._plan import (
     PlannedScaffold,
@@ -27,6 +35,7 @@ from adhere.runner._plan import (
     plan_trials,
 )
 from adhere.runner._plan_text import describe_plan, plan_summary
+from adhere.runner._preflight import endpoint_probes, preflight
 from adhere.runner._rescore import rescore
 from adhere.runner._run import (
     Prepared,
@@ -49,6 +58,7 @@ from adhere.runner._workspace import copy_workspace, default_work_root
 __all__ = [
     "Checked",
     "Engine",
+    "ModelEstimate",
     "ModelTarget",
     "NoProgress",
     "Pairing",
@@ -66,17 +76,24 @@ __all__ = [
     "check_run",
     "copy_workspace",
     "default_work_root",
+    "describe_estimates",
     "describe_pairings",
     "describe_plan",
+    "endpoint_probes",
     "error_verdicts",
+    "estimate_plan",
+    "estimate_tokens",
     "execute",
     "image_only_problem",
     "judge_endpoints",
+    "load_prices",
     "open_rollout_uri",
+    "narrow",
     "pairings",
     "plan_rollout",
     "plan_summary",
     "plan_trials",
+    "preflight",
     "prepare",
     "prepare_rollout",
     "rescore",

@@ -114,6 +114,16 @@ class RunSummary:
     errors: list[str] = field(default_factory=list)
     scoring: Any = None
     """The :class:`~adhere.scoring._score.ScoreSummary` of the scoring pass."""
+    stopped: str | None = None
+    """With ``fail_fast``: the trial (``model/scaffold/instance``) whose failure stopped
+    the run; ``None`` when it was not stopped."""
+    cancelled: int = 0
+    """With ``fail_fast``: trials that were in flight when the run stopped (not recorded
+    as finished: the next run runs them)."""
+
+
+class _FailedFast(Exception):
+    """A worker saw a failed trial and the run stops (``fail_fast``)."""
 
 
 def error_verdicts(instance: Instance, message: str) -> list[Verdict]:
@@ -146,11 +156,15 @@ class Engine:
         retry_backoff_seconds: float = RETRY_BACKOFF_SECONDS,
         fingerprints: Mapping[str, Fingerprint] | None = None,
         workspace_dir: Path | None = None,
+        fail_fast: bool = False,
     ) -> None:
         self.store = store
         self.workspace_dir = workspace_dir
         """The workspace already in place (a cluster pod in its instance's image), used
         as it is instead of a copy per trial; None: each trial gets its own copy."""
+        self.fail_fast = fail_fast
+        """Stop the run at the first trial that does not end ``ok`` (after its retries);
+        the trials in flight are cancelled, as by Ctrl-C, and the next run resumes."""
         self.fingerprints = fingerprints or {}
         """Trial id → the config it runs under; a finished trial is skipped only when
         its stored result has the same (or none: written before fingerprints)."""
@@ -223,10 +237,15 @@ class Engine:
                             f"{trial.model}/{trial.scaffold}/{trial.instance}: {result.error}"
                         )
                 self.progress.finished(trial, result)
+                if self.fail_fast and result.status != "ok" and summary.stopped is None:
+                    summary.stopped = f"{trial.model}/{trial.scaffold}/{trial.instance}"
+                    raise _FailedFast
 
         workers = [asyncio.create_task(worker()) for _ in range(min(self.parallelism, len(todo)))]
         try:
             await asyncio.gather(*workers)
+        except _FailedFast:
+            summary.cancelled = sum(not task.done() for task in workers)
         finally:
             for task in workers:
                 task.cancel()

@@ -34,6 +34,7 @@ from adhere.runner._faults import RETRY_BACKOFF_SECONDS
 from adhere.runner._fingerprint import Fingerprint
 from adhere.runner._pairing import client_api, upstream_for
 from adhere.runner._plan import TrialPlan
+from adhere.runner._preflight import preflight
 from adhere.runner._progress import StoreProgress
 from adhere.runner._reuse import ReuseCheck, check_reuse, plan_fingerprints
 from adhere.runner._workspace import default_work_root
@@ -219,18 +220,25 @@ async def execute(
     progress: Progress | None = None,
     scorer: Scorer = score_rollout,
     retry_backoff_seconds: float = RETRY_BACKOFF_SECONDS,
+    check_endpoints: bool = False,
+    fail_fast: bool = False,
 ) -> RunSummary:
     """Run the prepared trials (skipping finished ones), score them with ``scorer``.
 
     A trial that ends as an upstream fault is run again, up to the Rollout's
     ``maxRetries`` times, ``retry_backoff_seconds`` after the first (doubling).
+    With ``check_endpoints`` every endpoint is probed first, once the providers are up
+    (:func:`~adhere.runner._preflight.preflight`, raises ``PreflightError``); with
+    ``fail_fast`` the first trial that fails stops the run (``summary.stopped``).
     """
     cache_dir = default_cache_dir()
     # progress.json in the store: what `adhere exporter` reports as trials running.
     tracked = StoreProgress(prepared.store, prepared.config.rollout.spec.parallelism, progress)
-    for scaffold in prepared.scaffolds.values():
-        await scaffold.install(cache_dir)
     async with run_services(prepared) as (calls, targets):
+        if check_endpoints:  # before the installs: a dead endpoint stops the run at once
+            await preflight(prepared.config, calls.served)
+        for scaffold in prepared.scaffolds.values():
+            await scaffold.install(cache_dir)
         engine = Engine(
             store=prepared.store,
             instances=prepared.instances,
@@ -249,6 +257,7 @@ async def execute(
             max_retries=prepared.config.rollout.spec.max_retries,
             retry_backoff_seconds=retry_backoff_seconds,
             fingerprints=prepared.fingerprints,
+            fail_fast=fail_fast,
         )
         summary = await engine.run(prepared.trials)
         tracked.write("scoring", force=True)

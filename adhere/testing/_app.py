@@ -34,6 +34,7 @@ from adhere.testing._scripts import ScriptStep
 from adhere.testing._stats import ServerStats
 from adhere.testing._types import AnswerKey, Policy, ReplaySource
 from adhere.wire import (
+    PROBE_TEXT,
     SSE_CONTENT_TYPE,
     ApiCodec,
     Conversation,
@@ -184,8 +185,11 @@ class _Service:
             tools=decoded.tools,
             api=codec.api,
         )
-        await self._inject_faults(selected, conversation, trial)
-        reply = _respond(policy, conversation)
+        if _is_probe(decoded):
+            reply = Reply(text="pong")  # the endpoint check before a run: up, key and model ok
+        else:
+            await self._inject_faults(selected, conversation, trial)
+            reply = _respond(policy, conversation)
         outgoing = Outgoing(
             reply=reply,
             model=decoded.model,
@@ -293,6 +297,22 @@ class _Service:
         if "script" in self.registry:
             names.extend(f"script:{name}" for name in sorted(self.context.scripts))
         return model_list(names)
+
+
+def _is_probe(decoded: DecodedRequest) -> bool:
+    """Whether the request is ``adhere run``'s endpoint check (:func:`adhere.wire.probe_call`).
+
+    Every policy answers it, before any fault option applies: a scripted endpoint that
+    is up, accepts the key and knows the model passes the check, as a real one would.
+    """
+    messages = decoded.messages
+    return (
+        not decoded.system
+        and not decoded.tools
+        and len(messages) == 1
+        and messages[0].role == "user"
+        and messages[0].content == PROBE_TEXT
+    )
 
 
 def _respond(policy: Policy, conversation: Conversation) -> Reply:

@@ -37,6 +37,9 @@ module                  what it does                                      used b
                         (:func:`reply_outcome`)
 ``_decode*``            a recorded call into neutral messages             normalizer
                         (:func:`decode_call`)
+``_probe``              the smallest chat call in each shape and          ``adhere run``'s
+                        whether its answer reads as a reply               endpoint check
+                        (:func:`probe_call`, :func:`probe_problem`)
 ======================  ================================================  =================
 
 Nothing outside this package parses or builds an API's JSON.
@@ -58,6 +61,7 @@ from adhere.wire._decode import CallView, RecordedCall, decode_call
 from adhere.wire._exchange import ChatRequest, Conversation, Reply, call_id, is_freeform
 from adhere.wire._json import StreamFailure, WireFormatError, parse_json_object
 from adhere.wire._outcome import MODEL_OUTCOMES, reply_outcome
+from adhere.wire._probe import PROBE_TEXT, probe_call, probe_problem
 from adhere.wire._reassemble_base import Api
 from adhere.wire._recorded import RecordedAnswer, parse_body, read_answer
 from adhere.wire._sampling import Controls, Sampling, apply_controls, read_sampling, stop_of
@@ -94,6 +98,7 @@ __all__ = [
     "DecodedRequest",
     "LocalAnswer",
     "MODEL_OUTCOMES",
+    "PROBE_TEXT",
     "Outgoing",
     "ParsedReply",
     "Plan",
@@ -125,6 +130,8 @@ __all__ = [
     "parse_body",
     "parse_json_object",
     "plan_call",
+    "probe_call",
+    "probe_problem",
     "read_answer",
     "read_sampling",
     "reply_outcome",

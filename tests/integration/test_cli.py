@@ -48,7 +48,7 @@ def test_upstream_faults_give_exit_status_1_and_a_report(tmp_path: Path, write_s
     limits = ", limits: {maxRetries: 0, timeoutSeconds: 2}"
     down = model("down", "m", base="http://127.0.0.1:9/v1", extra=limits)
     path = write_specs(bench_yaml(), rollout_yaml(down, max_retries=0))
-    proc = run_cli("run", str(path), "--quiet")
+    proc = run_cli("run", str(path), "--quiet", "--no-preflight")  # the faults are the point
     assert proc.returncode == 1
     stderr = " ".join(proc.stderr.split())
     assert "12 ran (0 ok, 0 failed, 12 upstream faults)" in stderr

@@ -67,7 +67,7 @@ def test_with_no_judge_panel_judge_checks_are_undecided_and_isr_incomplete(
 
 def test_every_judge_failing_makes_score_exit_3_with_the_errors_counted(tmp_path: Path) -> None:
     rollout = write(tmp_path, DOWN)
-    proc = run_cli("run", str(rollout), "--quiet")
+    proc = run_cli("run", str(rollout), "--quiet", "--no-preflight")  # judge errors are the point
     assert proc.returncode == 3, proc.stderr
     proc = run_cli("score", str(tmp_path / "runs" / "r"))
     assert proc.returncode == 3

@@ -4,6 +4,7 @@ import adhere.testing
 
 def test_client_package_exports():
     assert adhere.models.__all__ == [
+        "PROBE_TIMEOUT_SECONDS",
         "AnthropicClient",
         "CallRecord",
         "ChatRequest",
@@ -15,6 +16,8 @@ def test_client_package_exports():
         "ModelServerSettings",
         "OpenAIClient",
         "PodPlan",
+        "Probe",
+        "ProbeFailure",
         "Provider",
         "ProviderService",
         "RateLimiter",
@@ -22,12 +25,15 @@ def test_client_package_exports():
         "Served",
         "backoff_delay",
         "check_endpoint",
+        "judge_probe",
+        "model_probe",
         "open_client",
         "parse_retry_after",
         "provider",
         "provider_for",
         "provider_names",
         "resolve_api_key",
+        "run_probes",
         "serve_providers",
         "shared_limiter",
     ]
