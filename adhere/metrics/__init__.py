@@ -8,6 +8,7 @@ from adhere.metrics._conflict import (
     attributed,
     conflict_of,
     followed,
+    majority_side,
     side_checks,
     side_tally,
 )
@@ -32,6 +33,7 @@ from adhere.metrics._intervals import (
     rate_intervals,
     wilson_interval,
 )
+from adhere.metrics._judge_intervals import judge_rate_intervals, judges_mean_interval
 from adhere.metrics._pairing import ALL_SOURCES, Pair, paired_trials
 from adhere.metrics._rates import (
     Rates,
@@ -62,13 +64,8 @@ from adhere.metrics._table import Table, pct
 from adhere.metrics._vibe import vibe_correlation
 
 __all__ = [
-    "is_partial_failure",
-    "partial_failure_pairs",
-    "Attributed",
-    "SideTally",
-    "attributed",
-    "side_tally",
     "ALL_SOURCES",
+    "Attributed",
     "AvgAtK",
     "ConflictRun",
     "Delta",
@@ -84,10 +81,12 @@ __all__ = [
     "RegressionRow",
     "RegressionSettings",
     "ScoredTrial",
+    "SideTally",
     "Spread",
     "Table",
     "TrialScore",
     "adjust",
+    "attributed",
     "avg_at_k",
     "cluster_bootstrap",
     "compare_trials",
@@ -96,8 +95,13 @@ __all__ = [
     "followed",
     "group_deltas",
     "group_rates",
+    "is_partial_failure",
+    "judge_rate_intervals",
+    "judges_mean_interval",
+    "majority_side",
     "mcnemar_exact",
     "paired_trials",
+    "partial_failure_pairs",
     "pct",
     "rate_interval",
     "rate_intervals",
@@ -106,6 +110,7 @@ __all__ = [
     "sample_rule",
     "score_trial",
     "side_checks",
+    "side_tally",
     "sign_flip_test",
     "signed_points",
     "smallest_p",
