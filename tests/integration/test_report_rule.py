@@ -245,10 +245,9 @@ def test_majority_rule_summary_is_the_vote(tmp_path, data):
 
 def test_the_rules_differ_on_this_store_and_the_override_wins(tmp_path, data):
     store = write_store(tmp_path, data, "majority")
-    mean = summary_rows(report_for(store, aggregation="mean"))
-    majority = summary_rows(report_for(store))
-    assert report_for(store, aggregation="mean").rule.startswith("Judges (3: j1, j2, j3) — rule: mean")
-    assert mean["m1"]["ISR"] != majority["m1"]["ISR"]
+    overridden = report_for(store, aggregation="mean")
+    assert overridden.rule.startswith("Judges (3: j1, j2, j3) — rule: mean")
+    assert summary_rows(overridden)["m1"]["ISR"] != summary_rows(report_for(store))["m1"]["ISR"]
 
 
 def test_without_a_panel_the_rule_is_the_default_mean(tmp_path, data):
