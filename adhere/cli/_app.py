@@ -179,7 +179,10 @@ def exit_if_incomplete(complete: bool, allow: bool, what: str) -> None:
 
 
 def _write_report(
-    store: object, out: Path | None = None, human_labels: str | None = None
+    store: object,
+    out: Path | None = None,
+    human_labels: str | None = None,
+    aggregation: str | None = None,
 ) -> Report:
     from adhere.artifacts import RolloutStore
     from adhere.report import (
@@ -193,7 +196,8 @@ def _write_report(
     )
 
     assert isinstance(store, RolloutStore)
-    result = report_for(store, human_labels=human_labels)
+    assert aggregation in (None, "mean", "majority")
+    result = report_for(store, human_labels=human_labels, aggregation=aggregation)  # type: ignore[arg-type]
     if result.rule:
         out_console.print(f"[bold]{escape(result.rule)}[/]", highlight=False)
     tables = [*breakdown_tables(result), *panel_tables(result), *paper_console_tables(result)]

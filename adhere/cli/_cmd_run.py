@@ -151,9 +151,18 @@ def run(
     type=click.Path(exists=True, dir_okay=False),
     help="JSONL of human pass/fail/n/a labels; adds agreement of each judge with them.",
 )
+@click.option(
+    "--aggregation",
+    type=click.Choice(["mean", "majority"]),
+    help="How every table combines judges (default: the rollout's JudgePanel aggregation).",
+)
 @allow_incomplete_option
 def report(
-    run_ref: str, out: Path | None, human_labels: str | None, allow_incomplete: bool
+    run_ref: str,
+    out: Path | None,
+    human_labels: str | None,
+    aggregation: str | None,
+    allow_incomplete: bool,
 ) -> None:
     """Print and write the report of a run.
 
@@ -175,7 +184,7 @@ def report(
         )
     else:
         store = open_rollout_dir(path)
-    written = _write_report(store, out, human_labels)
+    written = _write_report(store, out, human_labels, aggregation)
     totals = written.totals
     exit_if_incomplete(
         written.complete,

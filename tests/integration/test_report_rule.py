@@ -19,6 +19,7 @@ from adhere.core import Check, Instance, Source, Trial, TrialResult, Verdict
 from adhere.report import render_html, render_markdown
 from adhere.report._results import report_for
 from adhere.store import open_store
+from tests.helpers import run_cli
 
 JUDGES = ("j1", "j2", "j3")
 MODELS = ("m1", "m2")
@@ -253,3 +254,16 @@ def test_the_rules_differ_on_this_store_and_the_override_wins(tmp_path, data):
 def test_without_a_panel_the_rule_is_the_default_mean(tmp_path, data):
     report = report_for(write_store(tmp_path, data, None))
     assert "rule: mean" in report.rule
+
+
+def test_cli_report_states_the_rule_and_takes_an_override(tmp_path, data):
+    write_store(tmp_path, data, "mean")
+    run = str(tmp_path / "rule")
+    default = run_cli("report", run, "--allow-incomplete", "--out", str(tmp_path / "a"))
+    assert default.returncode == 0, default.stderr
+    assert default.stdout.lstrip().startswith("Judges (3: j1, j2, j3) — rule: mean")
+    majority = run_cli("report", run, "--aggregation", "majority", "--out", str(tmp_path / "b"))
+    assert majority.returncode == 3  # a check every judge errored on: incomplete, as before
+    assert majority.stdout.lstrip().startswith("Judges (3: j1, j2, j3) — rule: majority")
+    markdown = (tmp_path / "b" / "report.md").read_text()
+    assert "rule: majority" in markdown.splitlines()[2]
