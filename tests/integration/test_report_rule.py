@@ -16,7 +16,7 @@ import pytest
 
 from adhere.artifacts import RolloutStore
 from adhere.core import Check, Instance, Source, Trial, TrialResult, Verdict
-from adhere.report import render_html, render_markdown
+from adhere.report import compare_stores, comparison_notes, render_html, render_markdown
 from adhere.report._results import report_for
 from adhere.store import open_store
 from tests.helpers import run_cli
@@ -267,3 +267,12 @@ def test_cli_report_states_the_rule_and_takes_an_override(tmp_path, data):
     assert majority.stdout.lstrip().startswith("Judges (3: j1, j2, j3) — rule: majority")
     markdown = (tmp_path / "b" / "report.md").read_text()
     assert "rule: majority" in markdown.splitlines()[2]
+
+
+def test_compare_pairs_the_majority_verdicts_and_says_so(tmp_path, data):
+    store = write_store(tmp_path, data, "mean")
+    comparison = compare_stores(store, store)
+    assert comparison.judged
+    assert any("majority vote" in n and "mean" in n for n in comparison_notes(comparison))
+    overall = next(r for r in comparison.rows if r.model == "m1" and r.source == "all")
+    assert overall.regression.isr.baseline == pytest.approx(counts(data, "m1", None)["isr"])
