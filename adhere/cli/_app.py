@@ -183,6 +183,7 @@ def _write_report(
     out: Path | None = None,
     human_labels: str | None = None,
     prices_file: str | None = None,
+    aggregation: str | None = None,
 ) -> Report:
     from adhere.artifacts import RolloutStore
     from adhere.report import (
@@ -201,7 +202,13 @@ def _write_report(
         from adhere.runner import load_prices
 
         prices = load_prices(prices_file)
-    result = report_for(store, human_labels=human_labels, prices=prices)
+    assert aggregation in (None, "mean", "majority")
+    result = report_for(
+        store,
+        human_labels=human_labels,
+        prices=prices,
+        aggregation=aggregation,  # type: ignore[arg-type]
+    )
     if result.rule:
         out_console.print(f"[bold]{escape(result.rule)}[/]", highlight=False)
     tables = [*breakdown_tables(result), *panel_tables(result), *paper_console_tables(result)]

@@ -171,12 +171,18 @@ def run(
     type=click.Path(exists=True, dir_okay=False),
     help="Price table (YAML; docs/prices.md) for the costs in the spend table.",
 )
+@click.option(
+    "--aggregation",
+    type=click.Choice(["mean", "majority"]),
+    help="How every table combines judges (default: the rollout's JudgePanel aggregation).",
+)
 @allow_incomplete_option
 def report(
     run_ref: str,
     out: Path | None,
     human_labels: str | None,
     prices_file: str | None,
+    aggregation: str | None,
     allow_incomplete: bool,
 ) -> None:
     """Print and write the report of a run.
@@ -199,7 +205,7 @@ def report(
         )
     else:
         store = open_rollout_dir(path)
-    written = _write_report(store, out, human_labels, prices_file)
+    written = _write_report(store, out, human_labels, prices_file, aggregation)
     totals = written.totals
     exit_if_incomplete(
         written.complete,

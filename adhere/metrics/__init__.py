@@ -8,6 +8,7 @@ from adhere.metrics._conflict import (
     attributed,
     conflict_of,
     followed,
+    majority_side,
     side_checks,
     side_tally,
 )
@@ -32,6 +33,7 @@ from adhere.metrics._intervals import (
     rate_intervals,
     wilson_interval,
 )
+from adhere.metrics._judge_intervals import judge_rate_intervals, judges_mean_interval
 from adhere.metrics._pairing import ALL_SOURCES, Pair, paired_trials
 from adhere.metrics._prices import Price, price_of
 from adhere.metrics._rates import (
@@ -96,6 +98,9 @@ __all__ = [
     "group_deltas",
     "group_rates",
     "is_partial_failure",
+    "judge_rate_intervals",
+    "judges_mean_interval",
+    "majority_side",
     "mcnemar_exact",
     "paired_trials",
     "partial_failure_pairs",

@@ -38,9 +38,13 @@ __all__ = [
     "attributed",
     "conflict_of",
     "followed",
+    "majority_side",
     "side_checks",
     "side_tally",
 ]
+
+MAJORITY_VOTE = "majority vote"
+"""The one tally's name under the ``majority`` rule (:func:`side_tally`)."""
 
 Followed = Literal["first", "second", "both", "neither", "undecided"]
 FOLLOWED: tuple[Followed, ...] = ("first", "second", "both", "neither", "undecided")
@@ -124,23 +128,49 @@ class SideTally:
         return (self.first if side == "first" else self.second) / self.decided
 
 
+def majority_side(run: ConflictRun) -> Attributed:
+    """The side the panel's majority attributes a run to (the ``majority`` rule).
+
+    As the check vote (:func:`adhere.judging.majority_vote`): an ``error``
+    attribution abstains; the most frequent of first / second / undecided (both,
+    neither, unclear) wins; a tie, every judge abstaining, no attribution and a trial
+    that did not finish ``ok`` are ``undecided`` — a run is read as following a side
+    only when that is the panel's clear view.
+    """
+    if run.status != "ok":
+        return "undecided"
+    votes = [attributed(v) for v in run.attributions.values() if v.result != "error"]
+    if not votes:
+        return "undecided"
+    sides: tuple[Attributed, ...] = ("first", "second", "undecided")
+    counts = {side: votes.count(side) for side in sides}
+    top = max(counts.values())
+    winners = [side for side in sides if counts[side] == top]
+    return winners[0] if len(winners) == 1 else "undecided"
+
+
 def side_tally(
-    runs: Iterable[ConflictRun], group: Sequence[str]
+    runs: Iterable[ConflictRun], group: Sequence[str], *, majority: bool = False
 ) -> dict[tuple[str, ...], dict[str, SideTally]]:
     """Per group key (``group`` keys, then the conflict type): judge → its tally.
 
     A run counts for every judge of the panel that scored the rollout (the union of
     the judges found on any run): a judge that has no attribution of a run counts it
     undecided. A trial that did not finish ``ok`` is undecided for every judge.
+    ``majority``: one tally, :data:`MAJORITY_VOTE`, of :func:`majority_side`.
     """
     runs = list(runs)
     judges = sorted({name for run in runs for name in run.attributions})
+    if majority:
+        judges = [MAJORITY_VOTE]
     out: dict[tuple[str, ...], dict[str, SideTally]] = {}
     for run in runs:
         key = (*(str(run.keys.get(k)) for k in group), str(run.conflict["type"]))
         tallies = out.setdefault(key, {name: SideTally() for name in judges})
         for name in judges:
-            verdict = run.attributions.get(name) if run.status == "ok" else None
-            side = attributed(verdict)
+            if majority:
+                side = majority_side(run)
+            else:
+                side = attributed(run.attributions.get(name) if run.status == "ok" else None)
             setattr(tallies[name], side, getattr(tallies[name], side) + 1)
     return out

@@ -221,7 +221,9 @@ class _Pass:
 
     def _finish(self, job: _Job, judged: Judged | None) -> None:
         assert job.decided is not None
-        result = judged.result if judged is not None else None
+        # A trial judged only for its conflict attribution had no check to judge: it
+        # stores no per-judge verdicts, as the in-process pass does.
+        result = judged.result if judged is not None and job.decided.to_judge else None
         record_trial(self.store, job.trial, job.instance, job.decided, result, self.summary)
         if job.question is not None:
             found = (judged.attributions if judged is not None else None) or {}

@@ -30,6 +30,9 @@ from adhere.store import open_store
 
 __all__ = ["Comparison", "compare_stores", "comparison_table", "open_run", "render_comparison"]
 
+PANEL_VOTE = "panel:majority"
+"""``decided_by`` of a judge panel's majority-vote verdict."""
+
 
 @dataclass(frozen=True)
 class Comparison:
@@ -43,6 +46,7 @@ class Comparison:
         trials: Finished trials of each side (``baseline``, ``candidate``).
         unpaired: Trials of each side without a counterpart (other models, instances,
             scaffolds or repeats); they are left out of every row.
+        judged: Some check of either side was decided by a judge panel (its vote).
     """
 
     baseline: str
@@ -51,6 +55,7 @@ class Comparison:
     rows: list[RegressionRow]
     trials: dict[str, int]
     unpaired: dict[str, int]
+    judged: bool = False
 
     @property
     def regressed(self) -> list[RegressionRow]:
@@ -98,6 +103,9 @@ def compare_stores(
         rows=rows,
         trials={"baseline": len(before.trials), "candidate": len(after.trials)},
         unpaired={side: sum((c - shared).values()) for side, c in sides.items()},
+        judged=any(
+            v.decided_by == PANEL_VOTE for t in (*before.trials, *after.trials) for v in t.verdicts
+        ),
     )
 
 
@@ -196,6 +204,13 @@ def comparison_notes(comparison: Comparison) -> list[str]:
         f"Rows with fewer than {MIN_INSTANCES} instances, or too few for any p-value to "
         f"fall below {s.alpha:g}, are `insufficient data`: no p-value, never flagged.",
     ]
+    if comparison.judged:
+        notes.append(
+            "Judge-decided checks count by the panel's majority vote (the stored verdicts), "
+            "whatever the JudgePanel's aggregation: the paired tests need one pass/fail per "
+            "check of each trial, which a mean over judges does not give. A run report "
+            "under the `mean` rule can therefore show other rates than this comparison."
+        )
     short = sum(1 for r in comparison.rows if r.regression.insufficient)
     if short:
         notes.append(

@@ -3,11 +3,14 @@
 Table 4 as the paper defines it (§4.3.1, Appendix E.3): per model and conflict type,
 the percentage of runs that followed each of the two sources, the source decided by
 an LLM judge. Every judge of the panel attributes each run
-(:func:`adhere.metrics.side_tally`); a judge's share is taken over the runs it
-attributed to a side, and the cell is the mean across judges (± std across judges
-when there are several) — the panel's rule for every judge-decided figure. Runs a
-judge left undecided (both, neither, unclear, no usable answer, or a trial that did
-not finish) are counted in the *undecided* column and never read as a side.
+(:func:`adhere.metrics.side_tally`). Under the report's ``mean`` rule a judge's share
+is taken over the runs it attributed to a side, and the cell is the mean across
+judges (± the population std across judges when there are several); under
+``majority`` each run takes the side the judges' majority names
+(:func:`adhere.metrics.majority_side`: a tie is undecided) and the cell is a plain
+share. Runs left undecided (both, neither, unclear, no usable answer, a tie under
+``majority``, or a trial that did not finish) are counted in the *undecided* column
+and never read as a side.
 
 The deterministic side checks stay as a cross-check: their classification
 (first, second, both, neither, undecided) per conflict type and scenario, and how
@@ -37,13 +40,17 @@ from adhere.metrics import (
 __all__ = ["TABLE4_TITLE", "conflict_tables"]
 
 TABLE4_TITLE = "Table 4: conflict resolution rates (source followed, decided by the judges)"
+"""The title of Table 4 (its rule, mean or majority, is stated at the report's top)."""
 _TYPE_ORDER = ("SP vs UserQuery", "SP vs AgentsMd", "UserQuery vs AgentsMd")
 
 
-def conflict_tables(runs: Iterable[ConflictRun], group: Sequence[str]) -> list[Table]:
+def conflict_tables(
+    runs: Iterable[ConflictRun], group: Sequence[str], aggregation: str = "mean"
+) -> list[Table]:
     """Table 4 (judges), per judge, the side-check cross-check and the judges' agreement.
 
-    ``group`` names the keys rows are split by first (``model``, ``scaffold``).
+    ``group`` names the keys rows are split by first (``model``, ``scaffold``);
+    ``aggregation``: the report's judge rule for Table 4 (``mean`` or ``majority``).
     Without any judge attribution (no panel), only the side-check tables.
     """
     runs = list(runs)
@@ -53,7 +60,8 @@ def conflict_tables(runs: Iterable[ConflictRun], group: Sequence[str]) -> list[T
     if any(run.attributions for run in runs):
         tally = side_tally(runs, group)
         names = _side_names(runs)
-        tables += [_table4(tally, names, group), _per_judge(tally, names, group)]
+        table4 = side_tally(runs, group, majority=aggregation == "majority")
+        tables += [_table4(table4, names, group), _per_judge(tally, names, group)]
         tables.append(_agreement(runs))
     return tables + _side_check_tables(runs, group)
 
@@ -76,7 +84,7 @@ def _mean_std(values: Sequence[float]) -> str:
         return "–"
     if len(values) == 1:
         return pct(values[0])
-    return f"{pct(statistics.fmean(values))} ± {statistics.stdev(values) * 100:.1f}"
+    return f"{pct(statistics.fmean(values))} ± {statistics.pstdev(values) * 100:.1f}"
 
 
 def _table4(

@@ -19,7 +19,8 @@ from rich.table import Table
 
 from adhere.core import Trial, TrialResult
 from adhere.metrics import Table as ReportTable
-from adhere.report._document import ISSUE_COLUMNS, Report
+from adhere.report._cells import ISSUE_COLUMNS, add_counts
+from adhere.report._document import Report
 
 
 class RichProgress:
@@ -105,12 +106,12 @@ def report_table(report: Report) -> Table:
             ("incomplete", lambda row: row[at("incomplete")]),
             (
                 "undecided checks",
-                lambda row: str(int(row[at("undecided checks")]) + int(row[at("errored checks")])),
+                lambda row: add_counts(row[at("undecided checks")], row[at("errored checks")]),
             ),
         ]
     cells += [
         ("wrong", lambda row: row[at(ISSUE_COLUMNS[0])]),
-        ("invalid output", lambda row: str(sum(int(row[i]) for i in invalid))),
+        ("invalid output", lambda row: add_counts(*(row[i] for i in invalid))),
         ("trial errors", lambda row: row[at("trial errors")]),
         ("upstream faults", lambda row: row[at("upstream faults")]),
     ]

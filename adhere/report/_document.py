@@ -6,26 +6,36 @@ Everything here is pure: it turns data into strings; the CLI prints and writes t
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from html import escape
 from typing import Any
 
-from adhere.metrics import (
-    Interval,
-    Rates,
-    ScoredTrial,
-    Table,
-    group_rates,
-    pct,
-    rate_intervals,
-    rates,
-)
+from adhere.metrics import Interval, Rates, ScoredTrial, Table, rates
 from adhere.observe import MODEL_OUTCOMES, UPSTREAM_FAULTS
+from adhere.report._cells import (
+    COUNT_COLUMNS,
+    INTERVAL_COLUMNS,
+    ISSUE_COLUMNS,
+    interval_cell,
+    rate_cell,
+)
+from adhere.report._judges import JUDGE, STORED
 from adhere.report._plot import Span, line_plot_svg, scatter_svg
+from adhere.report._summary import group_scores, set_rows
 
-ISSUE_COLUMNS = ("wrong", "missing", "duplicate", "extra", "type_mismatch", "invalid")
-"""Invalid-output and wrong-answer categories shown next to the rates (``invalid``: a
-reply with no usable answer, e.g. GuideBench)."""
+__all__ = [
+    "COUNT_COLUMNS",
+    "INTERVAL_COLUMNS",
+    "ISSUE_COLUMNS",
+    "Report",
+    "build_report",
+    "completeness_notes",
+    "grouped",
+    "interval_cell",
+    "rate_cell",
+    "render_html",
+    "render_markdown",
+]
 
 
 @dataclass
@@ -57,49 +67,6 @@ class Report:
         return self.totals.complete
 
 
-INTERVAL_COLUMNS = ("ISR 95% CI", "CSR 95% CI")
-"""Each rate's 95% interval, clustered by instance (:func:`adhere.metrics.rate_intervals`)."""
-
-COUNT_COLUMNS = ("scored", "incomplete", "undecided checks", "errored checks", "n/a checks")
-"""What every rate rests on: scored trials, trials left out as incomplete, and the
-checks with no verdict, with an ``error`` verdict, and ``n/a``."""
-
-
-def rate_cell(r: Rates, value: float | None) -> str:
-    """A rate as shown: a percentage, ``incomplete`` or an en dash.
-
-    ``incomplete`` when the group has no complete trial but incomplete ones; an en
-    dash when there is nothing to score at all.
-    """
-    if value is None and r.incomplete:
-        return "incomplete"
-    return pct(value)
-
-
-def count_cells(r: Rates) -> list[str]:
-    """The :data:`COUNT_COLUMNS` of a group."""
-    return [
-        str(r.scored),
-        str(r.incomplete),
-        str(r.undecided),
-        str(r.errored),
-        str(r.not_applicable),
-    ]
-
-
-def interval_cell(interval: Interval | None) -> str:
-    """``low–high%`` of a 95% interval, or an en dash when there is none."""
-    if interval is None:
-        return "–"
-    return f"{interval.low * 100:.1f}–{interval.high * 100:.1f}%"
-
-
-def interval_cells(trials: Sequence[ScoredTrial]) -> list[str]:
-    """The :data:`INTERVAL_COLUMNS` of a group of trials."""
-    found = rate_intervals(trials)
-    return [interval_cell(found.isr), interval_cell(found.csr)]
-
-
 def grouped(
     trials: Sequence[ScoredTrial], by: Sequence[str]
 ) -> dict[tuple[Any, ...], list[ScoredTrial]]:
@@ -108,25 +75,6 @@ def grouped(
     for trial in trials:
         out.setdefault(tuple(trial.keys.get(k) for k in by), []).append(trial)
     return out
-
-
-def _rows(trials: Sequence[ScoredTrial], by: Sequence[str]) -> list[list[str]]:
-    groups = grouped(trials, by)
-    return [_row(key, r, groups[key]) for key, r in group_rates(trials, by).items()]
-
-
-def _row(labels: Sequence[object], r: Rates, trials: Sequence[ScoredTrial]) -> list[str]:
-    return [
-        *(str(label) for label in labels),
-        str(r.trials),
-        rate_cell(r, r.isr),
-        rate_cell(r, r.csr),
-        *interval_cells(trials),
-        *count_cells(r),
-        *(str(r.categories.get(c, 0)) for c in ISSUE_COLUMNS),
-        str(r.trial_errors),
-        str(r.upstream_faults),
-    ]
 
 
 def completeness_notes(totals: Rates, isr_name: str, csr_name: str) -> list[str]:
@@ -154,9 +102,18 @@ def build_report(
     metric_names: tuple[str, str],
     trials: Sequence[ScoredTrial],
     breakdowns: Sequence[str],
+    sets: Sequence[ScoredTrial] | None = None,
 ) -> Report:
-    """Per-model summary, per-key breakdowns and (when the data has it) the accuracy plot."""
+    """Per-model summary, per-key breakdowns and (when the data has it) the accuracy plot.
+
+    ``sets``: the scoring sets every rate rests on, each naming its judge under
+    ``judge`` (:func:`adhere.report._judges.scoring_sets`); ``None``: the trials'
+    stored verdicts. ``trials`` give the totals (the INCOMPLETE line and the exit
+    status follow the stored verdicts) and the model-side outcomes.
+    """
     isr_name, csr_name = metric_names
+    if sets is None:
+        sets = [replace(t, keys={**t.keys, JUDGE: STORED}) for t in trials]
     scaffolds = {t.keys.get("scaffold") for t in trials}
     group = ["model", "scaffold"] if len(scaffolds) > 1 else ["model"]
     tail = [
@@ -171,7 +128,7 @@ def build_report(
     summary = Table(
         title="Summary",
         header=[*group, "trials", *tail],
-        rows=_rows(trials, group),
+        rows=set_rows(sets, group),
     )
     totals = rates(trials)
     report = Report(
@@ -190,18 +147,18 @@ def build_report(
             Table(
                 title=f"By {key}",
                 header=[*group, key, "trials", *tail],
-                rows=_rows(trials, [*group, key]),
+                rows=set_rows(sets, [*group, key]),
             )
         )
     if any(isinstance(t.keys.get("instructions"), int) for t in trials):
-        report.plot_svg = _plot(trials, isr_name)
+        report.plot_svg = _plot(sets, isr_name)
     finished = [t for t in trials if t.status == "ok"]  # faults and errors have other notes
     if finished and not any(t.verdicts for t in finished):
         report.notes.append(
             "No check of these trials was decided yet: their checklists need deterministic "
             "verifiers or a judge panel. Calls and trajectories are recorded in the store."
         )
-    report.plots.update(_summary_plots(trials, group, isr_name, csr_name))
+    report.plots.update(_summary_plots(sets, group, isr_name, csr_name))
     errors = sum(1 for t in trials if t.status == "error")
     if errors:
         report.notes.append(
@@ -252,20 +209,19 @@ def outcome_table(trials: Sequence[ScoredTrial], group: list[str]) -> Table | No
 
 
 def _summary_plots(
-    trials: Sequence[ScoredTrial], group: list[str], isr_name: str, csr_name: str
+    sets: Sequence[ScoredTrial], group: list[str], isr_name: str, csr_name: str
 ) -> dict[str, tuple[str, str]]:
     """ISR against CSR per model (ISR by interaction turns is the paper's Figure 3)."""
     plots: dict[str, tuple[str, str]] = {}
-    groups = grouped(trials, group)
     points: dict[str, tuple[float, float]] = {}
     spans: dict[str, tuple[Span | None, Span | None]] = {}
-    for key, r in group_rates(trials, group).items():
-        if r.isr is None or r.csr is None:
+    for key, score in group_scores(sets, group).items():
+        isr, csr = score.mean("isr"), score.mean("csr")
+        if isr is None or csr is None:
             continue
         label = " / ".join(str(k) for k in key)
-        points[label] = (r.csr, r.isr)
-        found = rate_intervals(groups[key])
-        spans[label] = (_span(found.csr), _span(found.isr))
+        points[label] = (csr, isr)
+        spans[label] = (_span(score.interval("csr")), _span(score.interval("isr")))
     if points:
         title = f"{isr_name} against {csr_name} (bars: 95% intervals)"
         plots["isr_vs_csr.svg"] = (
@@ -280,28 +236,28 @@ def _span(interval: Interval | None) -> Span | None:
 
 
 def _isr_series(
-    trials: Sequence[ScoredTrial], by: list[str], label_of: Callable[[tuple[Any, ...]], str]
+    sets: Sequence[ScoredTrial], by: list[str], label_of: Callable[[tuple[Any, ...]], str]
 ) -> tuple[dict[str, list[tuple[float, float]]], dict[str, dict[float, Span]]]:
     """ISR per group along the last ``by`` key (numeric), and each point's 95% interval."""
-    groups = grouped(trials, by)
     series: dict[str, list[tuple[float, float]]] = {}
     errors: dict[str, dict[float, Span]] = {}
-    for key, r in group_rates(trials, by).items():
-        if r.isr is None or not isinstance(key[-1], int | float):
+    for key, score in group_scores(sets, by).items():
+        isr = score.mean("isr")
+        if isr is None or not isinstance(key[-1], int | float):
             continue
         label, x = label_of(key), float(key[-1])
-        series.setdefault(label, []).append((x, r.isr))
-        span = _span(rate_intervals(groups[key]).isr)
+        series.setdefault(label, []).append((x, isr))
+        span = _span(score.interval("isr"))
         if span is not None:
             errors.setdefault(label, {})[x] = span
     return series, errors
 
 
-def _plot(trials: Sequence[ScoredTrial], isr_name: str) -> str:
-    has_length = any("length" in t.keys for t in trials)
+def _plot(sets: Sequence[ScoredTrial], isr_name: str) -> str:
+    has_length = any("length" in t.keys for t in sets)
     by = ["model"] + (["length"] if has_length else []) + ["instructions"]
     series, errors = _isr_series(
-        trials,
+        sets,
         by,
         lambda key: f"{key[0]}, length {key[1]}" if has_length else str(key[0]),
     )

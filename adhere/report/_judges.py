@@ -18,20 +18,37 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 from adhere.core import Verdict
 from adhere.judging import judge_trials
 from adhere.metrics import Rates, ScoredTrial, group_rates
-from adhere.report._document import rate_cell
+from adhere.report._cells import rate_cell
 
-__all__ = ["Across", "across_judges", "judge_names", "per_judge_trials", "rule_note"]
+__all__ = [
+    "MAJORITY",
+    "Across",
+    "Aggregation",
+    "across_judges",
+    "combined_by",
+    "judge_names",
+    "per_judge_trials",
+    "rule_note",
+    "scoring_sets",
+]
+
+Aggregation = Literal["mean", "majority"]
+"""How a report combines judges: the rollout's JudgePanel ``aggregation``."""
 
 JUDGE = "judge"
 """The key :func:`adhere.judging.judge_trials` names each scoring set under."""
 
 STORED = "stored verdicts"
 """The name of the one scoring set when no judge gave verdicts."""
+
+MAJORITY = "majority vote"
+"""The name of the one scoring set under the ``majority`` rule (the stored verdicts,
+whose judge-decided checks hold the panel's vote)."""
 
 
 @dataclass(frozen=True)
@@ -115,19 +132,65 @@ def across_judges(
     return {key: Across(rates, len(judges)) for key, rates in groups.items()}
 
 
-def rule_note(judges: Sequence[str], isr: str = "ISR", csr: str = "CSR") -> str:
+def scoring_sets(
+    trials: Sequence[ScoredTrial],
+    judged: Mapping[str, Mapping[str, Sequence[Verdict]]],
+    aggregation: Aggregation,
+) -> list[ScoredTrial]:
+    """What every table of a report scores: the rule's scoring sets, each under ``judge``.
+
+    ``mean``: every judge's own scoring of every trial (:func:`per_judge_trials`);
+    ``majority``: the stored verdicts, one set (:data:`MAJORITY`); without judge
+    verdicts the stored verdicts (:data:`STORED`) whatever the rule.
+    """
+    if judge_names(judged) and aggregation == "majority":
+        return [replace(t, keys={**t.keys, JUDGE: MAJORITY}) for t in trials]
+    return per_judge_trials(trials, judged)
+
+
+def combined_by(sets: Sequence[ScoredTrial]) -> str:
+    """How the sets' cells combine judges, for a table's title."""
+    names = {str(t.keys.get(JUDGE)) for t in sets}
+    if names == {MAJORITY}:
+        return "by the judges' majority vote"
+    if names <= {STORED}:
+        return "plain rates of the stored verdicts"
+    return "mean ± std across judges"
+
+
+def rule_note(
+    judges: Sequence[str],
+    isr: str = "ISR",
+    csr: str = "CSR",
+    aggregation: Aggregation = "mean",
+) -> str:
     """The sentence at the top of a report that states how judges are combined."""
     if not judges:
         return (
             f"Judges: none — every check was decided by a deterministic verifier (or is "
-            f"undecided); {isr} and {csr} are plain rates of the stored verdicts."
+            f"undecided); {isr} and {csr} are plain rates of the stored verdicts in every table."
+        )
+    named = (
+        f"Judges ({len(judges)}: {', '.join(judges)}) — rule: {aggregation} (the JudgePanel's "
+        "aggregation)"
+    )
+    if aggregation == "majority":
+        return (
+            f"{named}: every table counts a judge-decided check by the panel's majority vote "
+            f"(ties go to fail; a check every judge errored on is undecided); {isr} and "
+            f"{csr} are plain rates of those verdicts with the deterministic verifiers', and "
+            "Table 4 takes each run's side by the judges' majority (a tie is undecided). "
+            "Undecided checks never pass; incomplete trials are left out of the rates. "
+            "Only the per-judge columns of Table 2 and the panel tables score each judge "
+            "alone."
         )
     return (
-        f"Judges ({len(judges)}: {', '.join(judges)}): every judge scores each trial on its "
-        f"own verdicts (with the deterministic verifiers'); a rate across judges is the mean "
-        f"of the judges' {isr} / {csr}, ± the population standard deviation across judges "
-        "(the paper's avg@k): the paper tables, Figure 3 and the panel tables. Undecided "
-        "checks never pass; a judge's incomplete trials are left out of that judge's rates. "
-        "The Summary and the breakdowns, whose counts and 95% intervals need one verdict "
-        "per check, count a judge-decided check by the panel's majority vote."
+        f"{named}: in every table each judge scores each trial on its own verdicts (with "
+        f"the deterministic verifiers'), and a rate across judges is the mean of the "
+        f"judges' {isr} / {csr} ± the population standard deviation across judges (the "
+        "paper's avg@k; Table 4: the mean of the judges' shares); its 95% interval is a "
+        "bootstrap over instances of that mean. "
+        "Undecided checks never pass; a trial incomplete for a judge is left out of that "
+        "judge's rate. Counts (scored, incomplete, undecided, errored …) are per judge, "
+        "in the order above, written once when every judge has the same."
     )

@@ -1,7 +1,10 @@
 """The OctoBench paper's result tables, computed by its definitions (§3.3, §4, App. H).
 
-Every cell follows the report's one judge rule (:mod:`adhere.report._judges`): each
-judge's ISR / CSR, then their mean ± population std across judges.
+Every cell follows the report's one judge rule (:mod:`adhere.report._judges`): under
+``mean`` each judge's ISR / CSR, then their mean ± population std across judges;
+under ``majority`` the rates of the panel's majority-vote verdicts (Table 2 still
+has a column per judge — the table is by judge model — and its aggregate columns
+are the majority's).
 
 - **Table 2** (by judge model): one row a model, every scaffold pooled; for each
   judge its ISR and CSR, then the judges' mean ± std (the paper's "Overall Average").
@@ -21,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from adhere.core import Source
 from adhere.judging import category_trials
 from adhere.metrics import ScoredTrial, Table
-from adhere.report._judges import STORED, Across, across_judges
+from adhere.report._judges import MAJORITY, STORED, Across, across_judges, combined_by
 
 __all__ = ["CATEGORY_TABLES", "SOURCE_NAMES", "paper_tables"]
 
@@ -43,20 +46,24 @@ METRICS = ("isr", "csr")
 
 
 def paper_tables(
-    per_judge: Sequence[ScoredTrial],
+    sets: Sequence[ScoredTrial],
     sources: Mapping[str, Mapping[str, str]],
     names: tuple[str, str] = ("ISR", "CSR"),
+    per_judge: Sequence[ScoredTrial] | None = None,
 ) -> list[Table]:
     """Table 2, Table 3 and one per-category table per scaffold (Tables 13–15).
 
     Args:
-        per_judge: Every scoring set of every trial (:func:`per_judge_trials`), with
-            the keys ``model``, ``scaffold``, ``instance`` and ``judge``.
+        sets: The report's scoring sets (:func:`scoring_sets`: every judge's own
+            scoring under ``mean``, the majority vote's under ``majority``), with the
+            keys ``model``, ``scaffold``, ``instance`` and ``judge``.
         sources: Instance id → check id → source value (``SP``, ``UserQuery`` …).
         names: The suite's names for ISR and CSR.
+        per_judge: Every judge's own scoring (:func:`per_judge_trials`), for Table 2's
+            per-judge columns; ``None``: ``sets``.
     """
-    tables = [table_2(per_judge, names), table_3(per_judge, names)]
-    tables += category_tables(per_judge, sources, names)
+    tables = [table_2(sets, names, per_judge), table_3(sets, names)]
+    tables += category_tables(sets, sources, names)
     return tables
 
 
@@ -68,26 +75,38 @@ def _pair(found: Across | None) -> list[str]:
     return ["–", "–"] if found is None else [found.cell(m) for m in METRICS]
 
 
-def table_2(per_judge: Sequence[ScoredTrial], names: tuple[str, str]) -> Table:
-    """Per judge ISR and CSR over all scaffolds, then the judges' mean ± std."""
+def table_2(
+    sets: Sequence[ScoredTrial],
+    names: tuple[str, str],
+    per_judge: Sequence[ScoredTrial] | None = None,
+) -> Table:
+    """Per judge ISR and CSR over all scaffolds, then the rule's aggregate.
+
+    The aggregate is the judges' mean ± std under ``mean``, the majority vote's rate
+    under ``majority`` (``sets`` holds the one :data:`MAJORITY` set then).
+    """
+    per_judge = sets if per_judge is None else per_judge
     judges = sorted({str(t.keys["judge"]) for t in per_judge})
-    shown = [j for j in judges if j != STORED]
-    cells = {(str(k[0]),): v for k, v in across_judges(per_judge, ("model",)).items()}
+    shown = [j for j in judges if j not in (STORED, MAJORITY)]
+    by_judge = {(str(k[0]),): v for k, v in across_judges(per_judge, ("model",)).items()}
+    cells = {(str(k[0]),): v for k, v in across_judges(sets, ("model",)).items()}
+    majority = {str(t.keys["judge"]) for t in sets} == {MAJORITY}
+    label = "majority" if majority else "mean"
     header = ["model"]
     for judge in shown:
         header += [f"{judge} {names[0]}", f"{judge} {names[1]}"]
-    header += [f"mean {names[0]}", f"mean {names[1]}"]
+    header += [f"{label} {names[0]}", f"{label} {names[1]}"]
     rows = []
-    for model in _models(per_judge):
-        found = cells.get((model,))
+    for model in _models(sets):
+        found = by_judge.get((model,))
         row = [model]
         for judge in shown:
             row += ["–", "–"] if found is None else [found.judge_cell(judge, m) for m in METRICS]
-        rows.append([*row, *_pair(found)])
+        rows.append([*row, *_pair(cells.get((model,)))])
     return Table(
         title=(
             f"Table 2 — by judge model: {names[0]} and {names[1]} per judge over all "
-            "scaffolds, then mean ± std across judges"
+            f"scaffolds, then {'the majority vote' if majority else 'mean ± std across judges'}"
         ),
         header=header,
         rows=rows,
@@ -109,7 +128,7 @@ def table_3(per_judge: Sequence[ScoredTrial], names: tuple[str, str]) -> Table:
         for model in _models(per_judge)
     ]
     return Table(
-        title=f"Table 3 — by scaffold: {names[0]} and {names[1]}, mean ± std across judges",
+        title=f"Table 3 — by scaffold: {names[0]} and {names[1]}, {combined_by(per_judge)}",
         header=header,
         rows=rows,
     )
@@ -149,7 +168,7 @@ def category_tables(
             Table(
                 title=(
                     f"{label} — {scaffold} by instruction category: {names[0]} and "
-                    f"{names[1]}, mean ± std across judges"
+                    f"{names[1]}, {combined_by(per_judge)}"
                 ),
                 header=header,
                 rows=rows,

@@ -5,15 +5,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from adhere.artifacts import INSTANCES, RolloutStore
+from adhere.artifacts import INSTANCES, SPECS, RolloutStore
 from adhere.core import Verdict
 from adhere.errors import SpecError
 from adhere.judging import (
     HumanLabel,
     ItemKey,
-    category_trials,
     human_agreement,
     load_human_labels,
     panel_agreement,
@@ -22,34 +20,49 @@ from adhere.judging import (
     resolve_human_labels,
     verdict_labels,
 )
-from adhere.metrics import (
-    Price,
-    ScoredTrial,
-    Spread,
-    Table,
-    avg_at_k,
-    group_rates,
-    pct,
-    rate_intervals,
-)
+from adhere.metrics import Price, ScoredTrial, Table, pct
+from adhere.report._breakdowns import repeat_tables, split_tables
 from adhere.report._collect import Collected, collect, scored_trial
 from adhere.report._conflict import conflict_tables
-from adhere.report._document import (
-    INTERVAL_COLUMNS,
-    Report,
-    build_report,
-    grouped,
-    interval_cells,
-    rate_cell,
+from adhere.report._document import Report, build_report
+from adhere.report._judges import (
+    Across,
+    Aggregation,
+    judge_names,
+    per_judge_trials,
+    rule_note,
+    scoring_sets,
 )
-from adhere.report._judges import Across, judge_names, per_judge_trials, rule_note
 from adhere.report._paper import paper_tables
-from adhere.report._plot import bar_svg
 from adhere.report._spend import spend_tables
 from adhere.report._turns import interaction_turns, turns_figure
+from adhere.spec import JudgePanel, parse_resource
 from adhere.suites import get_suite
 
-__all__ = ["Collected", "collect", "read_judged", "report_for", "scored_trial"]
+__all__ = [
+    "Collected",
+    "collect",
+    "read_judged",
+    "report_for",
+    "scored_trial",
+    "stored_aggregation",
+]
+
+
+def stored_aggregation(store: RolloutStore) -> Aggregation:
+    """The ``aggregation`` of the JudgePanel in the rollout's spec snapshot.
+
+    ``mean`` (the JudgePanel's default, the paper's) when the snapshot holds no panel,
+    e.g. a rollout scored afterwards with ``adhere score RUN --panel FILE``.
+    """
+    if not store.has_specs():
+        return "mean"
+    where = store.where(SPECS)
+    for index, document in enumerate(store.read_specs()):
+        resource = parse_resource(document, file=where, index=index)
+        if isinstance(resource, JudgePanel):
+            return resource.spec.aggregation
+    return "mean"
 
 
 def report_for(
@@ -57,10 +70,13 @@ def report_for(
     *,
     human_labels: str | Path | None = None,
     prices: Mapping[str, Price] | None = None,
+    aggregation: Aggregation | None = None,
 ) -> Report:
     """Build the report of a rollout from its store (optionally against human labels).
 
     ``prices`` is the price table of the spend tables' costs (see :mod:`._spend`).
+    ``aggregation``: how every table combines judges (``mean`` or ``majority``);
+    ``None``: the rollout's JudgePanel's (:func:`stored_aggregation`).
     """
     collected = collect(store)
     if not collected.instances:
@@ -71,12 +87,16 @@ def report_for(
         )
     names = collected.suite.split(", ")
     suite = get_suite(names[0]) if len(names) == 1 else None
+    rule = aggregation or stored_aggregation(store)
+    judged = read_judged(store, collected)
+    sets = scoring_sets(collected.trials, judged, rule)
     report = build_report(
         rollout=collected.rollout,
         suite=collected.suite,
         metric_names=suite.metric_names() if suite else ("ISR", "CSR"),
         trials=collected.trials,
         breakdowns=list(suite.breakdowns()) if suite else [],
+        sets=sets,
     )
     versions = version_note(collected)
     if versions:
@@ -86,14 +106,15 @@ def report_for(
             f"{collected.stale} stored trial(s) belong to instances the benchmark no longer "
             "holds (run under an earlier config): they are left out of every table."
         )
-    judged = read_judged(store, collected)
-    report.rule = rule_note(judge_names(judged), report.isr_name, report.csr_name)
+    judges = judge_names(judged)
+    report.rule = rule_note(judges, report.isr_name, report.csr_name, rule)
+    report.notes += judge_incomplete_notes(sets, judges, rule, report)
     if suite is not None and suite.name == "octobench":
-        report.paper, figure = octobench_tables(store, collected, judged, report)
+        report.paper, figure = octobench_tables(store, collected, judged, sets, report)
         if figure is not None:
             report.plots["by_turns.svg"] = figure
-    report.breakdowns += split_tables(collected, report)
-    report.breakdowns += repeat_tables(collected, report)
+    report.breakdowns += split_tables(sets, collected.instances, report)
+    report.breakdowns += repeat_tables(sets, report)
     suite_tables = getattr(suite, "report_tables", None)  # optional hook (e.g. GuideBench)
     if suite_tables is not None:
         paper, extra = suite_tables(collected.trials)
@@ -102,7 +123,7 @@ def report_for(
     if collected.conflicts:
         scaffolds = {run.keys.get("scaffold") for run in collected.conflicts}
         group = ["model", "scaffold"] if len(scaffolds) > 1 else ["model"]
-        report.breakdowns += conflict_tables(collected.conflicts, group)
+        report.breakdowns += conflict_tables(collected.conflicts, group, rule)
         report.notes.append(
             f"{len(collected.conflicts)} trial(s) of conflict instances: the two checks "
             "deciding which side of the contradiction a run followed are left out of "
@@ -120,21 +141,52 @@ def report_for(
     return report
 
 
+def judge_incomplete_notes(
+    sets: list[ScoredTrial], judges: list[str], rule: Aggregation, report: Report
+) -> list[str]:
+    """Under ``mean``: the judges whose own errors leave trials out of their rates only.
+
+    The INCOMPLETE line and the exit status follow the stored verdicts (a check every
+    judge errored on); a check only some judges errored on is decided there but
+    undecided for those judges, whose rates rest on fewer trials.
+    """
+    if rule != "mean" or len(judges) < 2:
+        return []
+    stored = report.totals.incomplete
+    found = []
+    for judge in judges:
+        mine = [t for t in sets if t.keys.get("judge") == judge and t.status == "ok"]
+        incomplete = sum(1 for t in mine if not t.score().complete)
+        if incomplete > stored:
+            found.append(f"{judge} {incomplete}")
+    if not found:
+        return []
+    return [
+        "Some judges could not decide checks the others did (their `error` verdicts): "
+        f"trials incomplete per judge: {', '.join(found)} (stored verdicts: {stored}). "
+        "Each such trial is left out of that judge's rates only, never counted as a pass; "
+        "the exit status follows the stored verdicts."
+    ]
+
+
 def octobench_tables(
     store: RolloutStore,
     collected: Collected,
     judged: dict[str, dict[str, list[Verdict]]],
+    sets: list[ScoredTrial],
     report: Report,
 ) -> tuple[list[Table], tuple[str, str] | None]:
     """The paper's Tables 2, 3, 13–15 and Figure 3's table, and Figure 3's plot.
 
-    The plot (title, SVG) only when the trials span two turn bins or more.
+    ``sets``: the report's scoring sets (the rule's); Table 2's per-judge columns are
+    every judge's own scoring whatever the rule. The plot (title, SVG) only when the
+    trials span two turn bins or more.
     """
     sources = {i.id: {c.id: c.source.value for c in i.checks} for i in collected.instances.values()}
     names = (report.isr_name, report.csr_name)
     per_judge = per_judge_trials(collected.trials, judged)
-    tables = paper_tables(per_judge, sources, names)
-    figure = turns_figure(per_judge, interaction_turns(store), report.isr_name)
+    tables = paper_tables(sets, sources, names, per_judge=per_judge)
+    figure = turns_figure(sets, interaction_turns(store), report.isr_name)
     if figure is None:
         return tables, None
     table, svg = figure
@@ -156,104 +208,6 @@ def version_note(collected: Collected) -> str:
         for (scaffold, version), count in sorted(counts.items())
     )
     return f"Scaffold versions that ran: {ran}."
-
-
-def repeat_tables(collected: Collected, report: Report) -> list[Table]:
-    """avg@k: ISR and CSR per repeat, then mean ± std and the range across the k repeats."""
-    repeats = {t.keys.get("repeat") for t in collected.trials}
-    if len(repeats) < 2:
-        return []
-    scaffolds = {t.keys.get("scaffold") for t in collected.trials}
-    group = ["model", "scaffold"] if len(scaffolds) > 1 else ["model"]
-    rows = []
-    for keys, trials in sorted(grouped(collected.trials, group).items(), key=_by_str):
-        found = avg_at_k(trials)
-        rows.append([*(str(k) for k in keys), str(found.k), _spread(found.isr), _spread(found.csr)])
-    return [
-        Table(
-            title=f"avg@k over {len(repeats)} repeats (mean ± std across repeats [range])",
-            header=[*group, "k", report.isr_name, report.csr_name],
-            rows=rows,
-        )
-    ]
-
-
-def _by_str(item: tuple[tuple[Any, ...], Any]) -> tuple[str, ...]:
-    return tuple(map(str, item[0]))
-
-
-def _spread(found: Spread | None) -> str:
-    if found is None:
-        return "–"
-    middle = _pm(found.mean, found.std)
-    return f"{middle} [{found.low * 100:.1f}–{found.high * 100:.1f}%]"
-
-
-def split_tables(collected: Collected, report: Report) -> list[Table]:
-    """ISR/CSR per instruction source and per check type (each trial split by its checks).
-
-    Per source, ISR is the share of trials whose checks from that source all passed,
-    and CSR the mean share passed: the paper's per-category view.
-    """
-    scaffolds = {t.keys.get("scaffold") for t in collected.trials}
-    group = ["model", "scaffold"] if len(scaffolds) > 1 else ["model"]
-    tables = []
-    for key, title, attribute in (
-        ("source", "By instruction source", "source"),
-        ("check type", "By check type", "kind"),
-    ):
-        split: list[ScoredTrial] = []
-        for trial in collected.trials:
-            instance = collected.instances.get(str(trial.keys.get("instance")))
-            if instance is None:
-                continue
-            label_of = {c.id: getattr(c, attribute).value for c in instance.checks}
-            split += category_trials(trial, label_of, key=key)
-        labels = {t.keys[key] for t in split}
-        if len(labels) < 2:
-            continue
-        header = [
-            *group,
-            key,
-            "trials",
-            report.isr_name,
-            report.csr_name,
-            *INTERVAL_COLUMNS,
-            "scored",
-            "incomplete",
-            "items",
-        ]
-        groups = grouped(split, [*group, key])
-        rows = [
-            [
-                *(str(k) for k in keys),
-                str(r.trials),
-                rate_cell(r, r.isr),
-                rate_cell(r, r.csr),
-                *interval_cells(groups[keys]),
-                str(r.scored),
-                str(r.incomplete),
-                str(r.items),
-            ]
-            for keys, r in group_rates(split, [*group, key]).items()
-        ]
-        tables.append(Table(title=title, header=header, rows=rows))
-        if key == "source":
-            bars: dict[str, dict[str, float]] = {}
-            spans: dict[str, dict[str, tuple[float, float]]] = {}
-            for keys, r in group_rates(split, [*group, key]).items():
-                if r.isr is not None:
-                    series = " / ".join(map(str, keys[:-1]))
-                    bars.setdefault(str(keys[-1]), {})[series] = r.isr
-                    found = rate_intervals(groups[keys]).isr
-                    if found is not None:
-                        spans.setdefault(str(keys[-1]), {})[series] = (found.low, found.high)
-            plot_title = f"{report.isr_name} by instruction source (bars: 95% intervals)"
-            report.plots["by_source.svg"] = (
-                plot_title,
-                bar_svg(bars, title=plot_title, y_label=report.isr_name, errors=spans),
-            )
-    return tables
 
 
 def read_judged(store: RolloutStore, collected: Collected) -> dict[str, dict[str, list[Verdict]]]:
@@ -382,12 +336,6 @@ def _rank_tables(per_trial: list[ScoredTrial]) -> list[Table]:
             rows=rows,
         )
     ]
-
-
-def _pm(mean: float | None, std: float | None) -> str:
-    if mean is None:
-        return "–"
-    return f"{mean * 100:.1f}% ± {std * 100:.1f}" if std is not None else f"{mean * 100:.1f}%"
 
 
 def _num(value: float | None) -> str:

@@ -9,8 +9,9 @@ sub-agent and auxiliary conversations are apart and not counted). The user turns
 an instance do not measure it: 71 of the 72 published instances have one.
 
 Trials are put in fixed bins (:data:`TURN_BINS`, the same in every report so that
-reports compare), pooled over scaffolds; each point is the mean ISR across judges
-(the report's judge rule), its bar ± the standard deviation across judges. Trials
+reports compare), pooled over scaffolds; each point follows the report's judge rule:
+the mean ISR across judges, its bar ± the standard deviation across judges (``mean``),
+or the majority vote's ISR (``majority``). Trials
 without a stored trajectory (an upstream fault, a run that crashed before its first
 call) are left out.
 """
@@ -22,7 +23,7 @@ from dataclasses import replace
 
 from adhere.artifacts import RolloutStore
 from adhere.metrics import ScoredTrial, Table
-from adhere.report._judges import across_judges
+from adhere.report._judges import across_judges, combined_by
 from adhere.report._plot import Span, line_plot_svg
 
 __all__ = ["TURN_BINS", "interaction_turns", "turn_bin", "turns_figure"]
@@ -106,7 +107,7 @@ def turns_figure(
         rows.append(row)
     title = f"Figure 3 — {isr_name} by number of interaction turns (assistant turns)"
     table = Table(
-        title=f"{title}: mean ± std across judges (n: trials)",
+        title=f"{title}: {combined_by(per_judge)} (n: trials)",
         header=["model", *(f"{bin_label(i)} turns" for i in bins)],
         rows=rows,
     )

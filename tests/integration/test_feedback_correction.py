@@ -245,3 +245,61 @@ def test_cli_feedback_rejects_a_foreign_directory(tmp_path: Path) -> None:
     result = run_cli("feedback", str(run))
     assert result.returncode == 2
     assert "not a rollout directory" in result.stderr
+
+
+@pytest.mark.slow
+async def test_cli_feedback_scaffold_restricts_the_rerun_and_table_5(tmp_path: Path) -> None:
+    path = write(tmp_path)
+    text = path.read_text().replace("scaffolds: [reference]", "scaffolds: [chat, reference]")
+    path.write_text(text)
+    assert (await execute(prepare(load_run_config([path])))).ok == 16
+    run = tmp_path / "runs" / "fb"
+    source = open_rollout_dir(run)
+
+    unknown = run_cli("feedback", str(run), "--scaffold", "claude-code", "--quiet")
+    assert unknown.returncode == 2
+    assert "--scaffold" in unknown.stderr and "'claude-code'" in unknown.stderr
+    assert "its scaffolds: chat, reference" in unknown.stderr
+    assert not (tmp_path / "runs" / "fb-feedback").exists()
+
+    cli = run_cli("feedback", str(run), "--scaffold", "reference", "--quiet")
+    assert cli.returncode == 0, cli.stderr
+    target = open_rollout_dir(tmp_path / "runs" / "fb-feedback")
+    partial, corrected = set(), set()
+    for stored in source.iter_trials():
+        trial = stored.result.trial
+        record = target.read_json(
+            trial.model_copy(update={"rollout": "fb-feedback"}), FEEDBACK_FILE
+        )
+        results = [v.result for v in stored.verdicts if v.result != "n/a"]
+        failed = "fail" in results
+        if trial.scaffold == "chat":
+            assert not record["corrected"]  # another scaffold's trials are carried over
+        else:
+            assert record["corrected"] == failed
+        if record["corrected"]:
+            corrected.add(trial.id)
+        if trial.scaffold == "reference" and failed and "pass" in results:
+            partial.add(trial.id)
+    assert corrected and partial
+    assert any(  # chat had failures too: only the restriction kept them from re-running
+        "fail" in [v.result for v in s.verdicts]
+        for s in source.iter_trials()
+        if s.result.trial.scaffold == "chat"
+    )
+    report = feedback_report(source, target, scaffold="reference")
+    assert report.overall.pairs == 8  # the reference trials only
+    assert report.table5 is not None
+    by_model = {r[0]: dict(zip(report.table5.header, r, strict=True)) for r in report.table5.rows}
+    chosen = [s.result.trial for s in source.iter_trials() if s.result.trial.id in partial]
+    assert set(by_model) == {t.model for t in chosen}
+    for model, row in by_model.items():
+        mine = [t for t in chosen if t.model == model]
+        isr_b, csr_b = overall_of(source, mine)
+        after = [t.model_copy(update={"rollout": "fb-feedback"}) for t in mine]
+        isr_a, csr_a = overall_of(target, after)
+        assert row["trials"] == str(len(mine))
+        assert [row["ISR before"], row["CSR before"], row["ISR after"], row["CSR after"]] == [
+            f"{v * 100:.1f}%" for v in (isr_b, csr_b, isr_a, csr_a)
+        ]
+    assert "Table 5" in cli.stdout

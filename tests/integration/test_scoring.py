@@ -139,7 +139,8 @@ async def test_verifiers_and_a_judge_panel_decide_every_check_once(tmp_path: Pat
     sources = {row[by_source.header.index("source")] for row in by_source.rows}
     assert sources == {"SP", "UserQuery"}
     emoji_sp = next(r for r in by_source.rows if r[0] == "emoji" and r[1] == "SP")
-    assert emoji_sp[by_source.header.index("ISR")] == "0.0%"  # the emoji check failed
+    # the emoji check (a verifier's) failed under every judge: the mean rule's 0 ± 0
+    assert emoji_sp[by_source.header.index("ISR")] == "0.0% ± 0.0"
     assert any(t.title == "By check type" for t in report.breakdowns)
     assert set(report.plots) == {"isr_vs_csr.svg", "by_source.svg"}  # one turn each: no turns plot
     title, svg = report.plots["by_source.svg"]

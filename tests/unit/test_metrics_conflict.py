@@ -106,10 +106,11 @@ def test_table4_is_from_the_judges_with_mean_and_std_across_them():
         "SP vs UserQuery: undecided",
     ]
     rows = {r[0]: r[1:] for r in table4.rows}
-    # judge a: SP 2 of 3 decided (66.7%); judge b: SP 1 of 3 (33.3%); mean 50.0, std 23.6
+    # judge a: SP 2 of 3 decided (66.7%); judge b: SP 1 of 3 (33.3%); mean 50.0, std 16.7
     a, b = 2 / 3, 1 / 3
     mean = (a + b) / 2
-    std = ((a - mean) ** 2 + (b - mean) ** 2) ** 0.5  # sample std of two values
+    # the report's one rule: the population std across judges (as the paper's tables)
+    std = (((a - mean) ** 2 + (b - mean) ** 2) / 2) ** 0.5
     assert rows["m"][0] == f"{mean * 100:.1f}% ± {std * 100:.1f}"
     assert rows["m"][1] == f"{(1 - mean) * 100:.1f}% ± {std * 100:.1f}"
     assert rows["m"][2] == "2 of 8"  # a's "both" and b's error, never a side
@@ -129,3 +130,34 @@ def test_table4_is_from_the_judges_with_mean_and_std_across_them():
 def test_without_attributions_only_the_side_check_tables():
     tables = conflict_tables([run("pass", "fail")], ["model"])
     assert [t.title.split(":")[0] for t in tables] == ["OctoBench-Conflict cross-check"] * 2
+
+
+def test_table4_under_the_majority_rule_is_the_vote_of_each_run():
+    runs = [
+        judged("pass", "fail", {"a": "A", "b": "A", "c": "B"}),  # A by 2 of 3
+        judged("pass", "fail", {"a": "A", "b": "B", "c": None}),  # tie (c abstains)
+        judged("fail", "pass", {"a": "B", "b": "unclear", "c": "B"}),  # B
+        judged("fail", "pass", {"a": "both", "b": "neither", "c": "B"}),  # undecided 2 to 1
+        judged("fail", "pass", {"a": None, "b": None, "c": None}),  # all abstain
+    ]
+    sides = []
+    for r in runs:
+        votes = [v.details["followed"] for v in r.attributions.values() if v.result != "error"]
+        labels = ["A" if v == "A" else "B" if v == "B" else "?" for v in votes]
+        top = max((labels.count(x) for x in "AB?"), default=0)
+        winners = [x for x in "AB?" if labels.count(x) == top] if votes else ["?"]
+        sides.append(winners[0] if len(winners) == 1 else "?")
+    assert sides == ["A", "?", "B", "?", "?"]
+    table4 = conflict_tables(runs, ["model"], "majority")[0]
+    first, second = sides.count("A"), sides.count("B")
+    assert table4.rows == [
+        [
+            "m",
+            f"{first / (first + second) * 100:.1f}%",
+            f"{second / (first + second) * 100:.1f}%",
+            f"{sides.count('?')} of {len(runs)}",
+        ]
+    ]
+    # the per-judge table is every judge's own, whatever the rule
+    per_judge = conflict_tables(runs, ["model"], "majority")[1]
+    assert sorted(r[2] for r in per_judge.rows) == ["a", "b", "c"]
