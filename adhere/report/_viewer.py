@@ -24,6 +24,7 @@ from adhere.report._document import Report, render_html
 from adhere.report._results import report_for
 from adhere.report._viewer_data import disagreements, index_entry, load_trial
 from adhere.report._viewer_html import (
+    NO_ICON,
     REPORT_PAGE,
     ROLLOUT_PAGE,
     TRIALS_PAGE,
@@ -84,6 +85,7 @@ class ViewerSite:
             }
         html = report_html if report_html is not None else render_html(self.report)
         section = failed_checks_section(self.index, decided)
+        html = html.replace("<head>", "<head>" + NO_ICON, 1)
         if "</body>" in html:
             html = html.replace("</body>", section + "</body>", 1)
         else:

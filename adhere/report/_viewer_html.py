@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 from adhere.core import SourceSpan
 
 __all__ = [
+    "NO_ICON",
     "REPORT_PAGE",
     "ROLLOUT_PAGE",
     "TRIALS_PAGE",
@@ -32,6 +33,8 @@ __all__ = [
     "trials_href",
 ]
 
+NO_ICON = "<link rel='icon' href='data:,'>"
+"""Keeps a browser from asking the server for a favicon the site does not have."""
 REPORT_PAGE = "report.html"
 ROLLOUT_PAGE = "rollout.html"
 TRIALS_PAGE = "trials.html"
@@ -56,6 +59,7 @@ mark.src-SkillMd{background:#e6ccff}mark.src-Memory{background:#ffd9b3}
 mark.src-ToolSchema{background:#d0d0d0}
 details{margin:.3em 0}summary{cursor:pointer;color:#555}
 tr:target{outline:3px solid #1a5fb4}
+a.evidence{white-space:nowrap}
 """
 
 
@@ -79,14 +83,16 @@ def page(title: str, body: Iterable[str], *, script: str = "") -> str:
     """A whole page: head with the shared style, the body's parts, an optional script."""
     tail = f"<script>{script}</script>" if script else ""
     return (
-        "<!doctype html><html><head><meta charset='utf-8'>"
+        f"<!doctype html><html><head><meta charset='utf-8'>{NO_ICON}"
         f"<title>{esc(title)}</title><style>{_STYLE}</style></head>"
         f"<body>{''.join(body)}{tail}</body></html>"
     )
 
 
 def link(href: str, text: str, **attributes: str) -> str:
-    extra = "".join(f' {k.replace("_", "-")}="{esc(v)}"' for k, v in attributes.items())
+    """A link; ``class_`` gives the class attribute, other names their own."""
+    names = {k: k.rstrip("_").replace("_", "-") for k in attributes}
+    extra = "".join(f' {names[k]}="{esc(v)}"' for k, v in attributes.items())
     return f'<a href="{esc(href)}"{extra}>{esc(text)}</a>'
 
 
