@@ -37,6 +37,8 @@ from adhere.store import open_store
 
 __all__ = ["ViewerSite", "make_server", "open_run_ref"]
 
+_POLICY = "default-src 'self' 'unsafe-inline'; img-src 'self' data:"
+"""The pages' own inline style and script only; nothing fetched from elsewhere."""
 _TRIAL = re.compile(r"^(trial|calls)-([0-9a-f]+)\.html$")
 
 
@@ -148,7 +150,7 @@ def make_server(site: ViewerSite, host: str = "127.0.0.1", port: int = 0) -> Thr
             self.send_response(status)
             self.send_header("Content-Type", f"{kind}; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))
-            self.send_header("Content-Security-Policy", "default-src 'self' 'unsafe-inline'")
+            self.send_header("Content-Security-Policy", _POLICY)
             self.end_headers()
             self.wfile.write(data)
 
