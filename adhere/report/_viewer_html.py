@@ -126,7 +126,8 @@ def trials_href(filters: dict[str, str]) -> str:
 
 
 def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]", lambda m: f"_{ord(m.group()):x}_", name)
+    """``name`` as a file name or element id: other characters as ``.<hex>.`` (one-to-one)."""
+    return re.sub(r"[^A-Za-z0-9_-]", lambda m: f".{ord(m.group()):x}.", name)
 
 
 def source_class(source: str) -> str:
