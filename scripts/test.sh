@@ -8,6 +8,8 @@ command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
 command -v g++ >/dev/null 2>&1 || need+=(g++)
 # Debian's Prometheus (with promtool) scrapes the exporter and checks the alert rules.
 command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || need+=(prometheus)
+# Debian's Chromium (headless, over the DevTools protocol) loads the trial viewer's pages.
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing ${need[*]} (apt)…" >&2
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

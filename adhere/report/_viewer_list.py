@@ -59,20 +59,41 @@ def rollout_page(report: Report, index: Sequence[Mapping[str, Any]]) -> str:
 
 
 def _linked_table(table: Table, fields: set[str], index: Sequence[Mapping[str, Any]]) -> str:
+    """The table; each cell a link to the trials behind it (none when it names none).
+
+    A column named after an index field (model, scaffold, category, source, …) filters
+    by the row's value; a column headed by a scaffold (``claude-code ISR``) or a source
+    (``User query``) narrows its own cells to it.
+    """
     keys = [(i, h) for i, h in enumerate(table.header) if h in fields]
+    columns = [_column_filter(h, index) if h not in fields else {} for h in table.header]
     out = [f"<h2>{esc(table.title)}</h2><table>"]
     out.append("<tr>" + "".join(f"<th>{esc(h)}</th>" for h in table.header) + "</tr>")
     for row in table.rows:
         filters = {h: row[i] for i, h in keys if i < len(row)}
-        count = sum(_matches(e, filters) for e in index) if filters else 0
-        if count:
-            href = trials_href(filters)
-            cells = [link(href, c, title=f"{count} trial(s)") for c in row]
-        else:
-            cells = [esc(c) for c in row]
+        cells = []
+        for column, value in enumerate(row):
+            narrowed = {**filters, **columns[column]} if filters else {}
+            count = sum(_matches(e, narrowed) for e in index) if narrowed else 0
+            title = f"{count} trial(s)"
+            cells.append(link(trials_href(narrowed), value, title=title) if count else esc(value))
         out.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     out.append("</table>")
     return "".join(out)
+
+
+def _column_filter(header: str, index: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    scaffolds = {str(e.get("scaffold")) for e in index}
+    first = header.split(" ")[0]
+    if first in scaffolds and len(scaffolds) > 1:
+        return {"scaffold": first}
+    sources = {_plain(s): s for e in index for s in e.get("source", [])}
+    found = sources.get(_plain(header))
+    return {"source": found} if found else {}
+
+
+def _plain(label: str) -> str:
+    return "".join(ch for ch in label.lower() if ch.isalnum())
 
 
 def _nav() -> str:

@@ -43,6 +43,9 @@ class Chromium:
         self.events: list[dict[str, Any]] = []
         self.errors: list[str] = []
         self._id = 0
+        assert Path(CHROMIUM).is_file(), (
+            "no chromium: apt-get install chromium (scripts/test.sh does)"
+        )
         self.proc = subprocess.Popen(
             [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
             stdout=subprocess.DEVNULL,

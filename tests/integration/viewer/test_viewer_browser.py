@@ -176,6 +176,15 @@ def test_the_trial_list_filters_as_the_stored_verdicts_say(
         ".map(td => td.textContent)"
     )
     assert models == ["emoji"] * 3
+    # a paper-layout cell (model × instruction source) narrows to its source
+    stored = (viewer_run.store_dir / "instances.jsonl").read_text().splitlines()
+    instances = [json.loads(line) for line in stored]
+    with_uq = sum(any(c["source"] == "UserQuery" for c in i["checks"]) for i in instances)
+    browser.goto((viewer_run.report / "rollout.html").as_uri())
+    browser.click("a[href='trials.html?model=good&source=UserQuery']", navigates=True)
+    assert browser.eval("document.getElementById('count').textContent") == (
+        f"{with_uq} of 6 trials (also filtered by source = UserQuery)"
+    )
     browser.goto((viewer_run.report / "trials.html").as_uri())
     browser.eval(
         "(function(){var s=document.getElementById('filter-judges-disagree');"
