@@ -28,7 +28,12 @@ def view(run_ref: str, port: int) -> None:
     from adhere.report import ViewerSite, make_server, open_run_ref
 
     site = ViewerSite(open_run_ref(run_ref))
-    server = make_server(site, "127.0.0.1", port)
+    try:
+        server = make_server(site, "127.0.0.1", port)
+    except OSError as exc:
+        raise click.UsageError(
+            f"cannot serve on 127.0.0.1:{port} ({exc.strerror}); --port 0 takes a free port"
+        ) from exc
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     out_console.print(
         f"serving the trial viewer of {site.report.rollout} at {url}", highlight=False

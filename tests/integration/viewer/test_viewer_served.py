@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -16,7 +17,7 @@ import httpx
 import pytest
 
 from adhere.report import ViewerSite, make_server, open_run_ref
-from tests.helpers import ROOT
+from tests.helpers import ROOT, run_cli
 from tests.integration.store._s3_parts import BUCKET, MotoS3
 from tests.integration.viewer._chromium import Chromium
 from tests.integration.viewer.conftest import ViewerRun
@@ -157,3 +158,16 @@ def test_a_store_uri_without_a_rollout_is_refused() -> None:
 
     with pytest.raises(SpecError, match="name the rollout"):
         open_run_ref("s3://bucket")
+
+
+def test_adhere_view_refuses_a_missing_run_and_a_taken_port(
+    viewer_run: ViewerRun, tmp_path: Path
+) -> None:
+    missing = run_cli("view", str(tmp_path / "nowhere"))
+    assert missing.returncode == 2 and "Traceback" not in missing.stderr
+    assert "not a rollout directory" in missing.stderr
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        busy = run_cli("view", str(viewer_run.store_dir), "--port", str(port))
+    assert busy.returncode == 2 and "Traceback" not in busy.stderr
+    assert f"cannot serve on 127.0.0.1:{port}" in busy.stderr and "--port 0" in busy.stderr
