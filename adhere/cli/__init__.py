@@ -8,6 +8,7 @@ from adhere.cli import (
     _cmd_import,
     _cmd_run,
     _cmd_tools,
+    _cmd_view,
 )
 from adhere.cli._app import main
 
@@ -21,5 +22,6 @@ _COMMANDS = (
     _cmd_import,
     _cmd_run,
     _cmd_tools,
+    _cmd_view,
 )
 """Imported for their side effect: registering commands on :data:`main`."""

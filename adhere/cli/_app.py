@@ -187,6 +187,7 @@ def _write_report(
 ) -> Report:
     from adhere.artifacts import RolloutStore
     from adhere.report import (
+        ViewerSite,
         breakdown_tables,
         panel_tables,
         paper_console_tables,
@@ -218,6 +219,8 @@ def _write_report(
     for note in result.notes:
         out_console.print(f"[yellow]note:[/] {note}", highlight=False)
     files = {"report.md": render_markdown(result), "report.html": render_html(result)}
+    # The trial viewer: report.html gains its failed checks, linked to one page per trial.
+    files.update(ViewerSite(store, result, files["report.html"]).files())
     if result.plot_svg:
         files["plot.svg"] = result.plot_svg
     files.update((name, svg) for name, (_title, svg) in result.plots.items())

@@ -26,10 +26,12 @@ from adhere.report._console import (
 from adhere.report._document import Report, build_report, render_html, render_markdown
 from adhere.report._plot import line_plot_svg
 from adhere.report._results import collect, report_for, scored_trial
+from adhere.report._viewer import ViewerSite, make_server, open_run_ref, write_site
 
 __all__ = [
     "Report",
     "RichProgress",
+    "ViewerSite",
     "breakdown_tables",
     "build_report",
     "collect",
@@ -38,7 +40,9 @@ __all__ = [
     "comparison_table",
     "conflict_tables",
     "line_plot_svg",
+    "make_server",
     "open_run",
+    "open_run_ref",
     "panel_tables",
     "paper_console_tables",
     "render_comparison",
@@ -47,4 +51,5 @@ __all__ = [
     "report_for",
     "report_table",
     "scored_trial",
+    "write_site",
 ]
