@@ -36,6 +36,7 @@ from adhere.runner._run import (
     prepare,
     run_services,
 )
+from adhere.runner._signals import STOP_SIGNALS, Interrupted, run_interruptible
 from adhere.runner._trial import (
     open_rollout_uri,
     prepare_rollout,
@@ -49,6 +50,7 @@ from adhere.runner._workspace import default_work_root
 __all__ = [
     "Checked",
     "Engine",
+    "Interrupted",
     "ModelTarget",
     "NoProgress",
     "Pairing",
@@ -57,6 +59,7 @@ __all__ = [
     "Progress",
     "ProxyCalls",
     "RunSummary",
+    "STOP_SIGNALS",
     "Skipped",
     "TrialPlan",
     "Validated",
@@ -80,6 +83,7 @@ __all__ = [
     "prepare_rollout",
     "rescore",
     "rollout_scaffolds",
+    "run_interruptible",
     "run_services",
     "run_stored_trial",
     "score_stored",

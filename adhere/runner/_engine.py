@@ -7,7 +7,10 @@ and — last — the result record. A failing trial is recorded as an error (all
 checks ``error``) and the run goes on. A trial the model service failed (an upstream
 fault, see :mod:`adhere.runner._faults`) is not scored and is run again, up to the
 Rollout's ``maxRetries`` times. Ctrl-C or a crash loses at most the trials in flight,
-which the next run re-runs: nothing finished is run twice.
+which the next run re-runs: nothing finished is run twice. When the run is stopped
+(cancelled: Ctrl-C, ``SIGTERM``, ``SIGHUP``), each trial in flight keeps the calls it
+made as an interrupted attempt, archived by the next run (see
+:mod:`adhere.runner._resume`).
 """
 
 from __future__ import annotations
@@ -24,9 +27,10 @@ from adhere.artifacts import ProxyCall, RolloutStore
 from adhere.core import Instance, Trajectory, Trial, TrialResult, Verdict, plain_text
 from adhere.errors import AdhereError
 from adhere.observe import Redactor, normalize, tag_sources
+from adhere.runner._attempts import start_attempt
 from adhere.runner._faults import RETRY_BACKOFF_SECONDS, outcome_counts, retry_delay, trial_fault
 from adhere.runner._fingerprint import Fingerprint, scaffold_version
-from adhere.runner._resume import resume
+from adhere.runner._interrupt import record_interrupted
 from adhere.runner._workspace import changed_files, layered, trial_workspace
 from adhere.scaffolds import (
     DEFAULT_IGNORE_DIRS,
@@ -166,6 +170,10 @@ class Engine:
         self.max_retries = max_retries
         """In-run retries of a trial that ended as an upstream fault."""
         self.retry_backoff_seconds = retry_backoff_seconds
+        self.in_flight: dict[str, Trial] = {}
+        """Trial id → trial, for the trials whose scaffold is running."""
+        self.interrupted: list[str] = []
+        """Ids of the trials a stopped run cut short."""
         self.workspaces: dict[str, str] = {}
         """Trial id → its workdir path while it runs (recorded in trajectory meta)."""
         self.initial: dict[str, dict[str, str]] = {}
@@ -178,13 +186,11 @@ class Engine:
         summary = RunSummary(planned=len(trials))
         todo: list[tuple[Trial, int]] = []
         for trial in trials:
-            decision = resume(self.store.read_result(trial), self.fingerprints.get(trial.id))
+            decision = start_attempt(self.store, trial, self.fingerprints.get(trial.id))
             if decision.action == "skip":
                 summary.skipped += 1
                 continue
             summary.rerun_changed += decision.action == "rerun"
-            if decision.archive is not None:
-                self.store.archive_attempt(trial, decision.archive)
             assert decision.attempt is not None
             todo.append((trial, decision.attempt))
         self.progress.start(len(trials), summary.skipped)
@@ -203,8 +209,8 @@ class Engine:
                     if result.status != "upstream_fault":
                         break
                     await asyncio.sleep(retry_delay(retry, self.retry_backoff_seconds))
-                    self.store.archive_attempt(trial, result.attempt)
-                    result = await self.run_trial(trial, result.attempt + 1)
+                    archived = self.store.archive_attempt(trial, result.attempt)
+                    result = await self.run_trial(trial, archived + 1)
                     summary.retried += 1
                 summary.ran += 1
                 if result.status == "ok":
@@ -235,7 +241,10 @@ class Engine:
     ) -> tuple[ScaffoldResult | None, dict[str, str], str | None]:
         target = self.models[trial.model]
         try:
-            async with trial_workspace(self.work_root, trial.id, instance) as (workdir, home):
+            async with trial_workspace(self.work_root, trial.id, instance, self.redactor) as (
+                workdir,
+                home,
+            ):
                 ctx = TrialContext(
                     trial_id=trial.id,
                     instance=instance,
@@ -271,7 +280,15 @@ class Engine:
         """Run one trial and persist everything about it (result last)."""
         instance = self.instances[trial.instance]
         started_at, t0 = _now(), time.monotonic()
-        outcome, final_files, error = await self._drive(trial, instance)
+        self.in_flight[trial.id] = trial
+        try:
+            outcome, final_files, error = await self._drive(trial, instance)
+        except asyncio.CancelledError:  # a stopped run: keep the calls made, and say so
+            self.interrupted.append(trial.id)
+            await record_interrupted(self.store, self.calls, trial, attempt, started_at)
+            raise
+        finally:
+            self.in_flight.pop(trial.id, None)
         records = await self.calls.take(trial.id)
         trajectory = self._trajectory(trial, instance, records, outcome, final_files)
         fault = trial_fault(records, scaffold_failed=error is not None)

@@ -9,6 +9,7 @@ the run ends.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import AsyncIterator
@@ -40,7 +41,7 @@ from adhere.runner._workspace import default_work_root
 from adhere.scaffolds import Scaffold, default_cache_dir
 from adhere.scoring import Scorer, score_rollout
 from adhere.spec import Endpoint, JudgePanel, RunConfig
-from adhere.store import open_store
+from adhere.store import FileStore, open_store
 from adhere.suites import Suite, get_suite
 
 log = logging.getLogger(__name__)
@@ -102,6 +103,14 @@ def prepare(config: RunConfig, *, rerun_changed: bool = False) -> Prepared:
         fingerprints=fingerprints,
         reuse=reuse,
     )
+
+
+def clean_stale_temp_files(store: RolloutStore) -> None:
+    """Remove what killed writers left in the rollout's directory (a ``file://`` store)."""
+    if isinstance(store.store, FileStore):
+        removed = store.store.remove_stale_temp_files(store.key(""))
+        if removed:
+            log.info("removed %d temporary file(s) of killed writes", len(removed))
 
 
 def model_secrets(config: RunConfig) -> list[str]:
@@ -226,6 +235,7 @@ async def execute(
     ``maxRetries`` times, ``retry_backoff_seconds`` after the first (doubling).
     """
     cache_dir = default_cache_dir()
+    clean_stale_temp_files(prepared.store)
     # progress.json in the store: what `adhere exporter` reports as trials running.
     tracked = StoreProgress(prepared.store, prepared.config.rollout.spec.parallelism, progress)
     for scaffold in prepared.scaffolds.values():
@@ -250,17 +260,21 @@ async def execute(
             retry_backoff_seconds=retry_backoff_seconds,
             fingerprints=prepared.fingerprints,
         )
-        summary = await engine.run(prepared.trials)
-        tracked.write("scoring", force=True)
-        panel = prepared.config.judge_panel
-        summary.scoring = await scorer(
-            prepared.store,
-            {i.id: i for i in prepared.instances},
-            lambda name: prepared.suite if name == prepared.suite.name else get_suite(name),
-            panel=panel,
-            judge_endpoints=judge_endpoints(panel, calls.served),
-            cache=StoreVerdictCache(prepared.store.store),
-            parallelism=prepared.config.rollout.spec.parallelism,
-        )
+        try:
+            summary = await engine.run(prepared.trials)
+            tracked.write("scoring", force=True)
+            panel = prepared.config.judge_panel
+            summary.scoring = await scorer(
+                prepared.store,
+                {i.id: i for i in prepared.instances},
+                lambda name: prepared.suite if name == prepared.suite.name else get_suite(name),
+                panel=panel,
+                judge_endpoints=judge_endpoints(panel, calls.served),
+                cache=StoreVerdictCache(prepared.store.store),
+                parallelism=prepared.config.rollout.spec.parallelism,
+            )
+        except asyncio.CancelledError:  # stopped: no trial is running any more
+            tracked.interrupted(engine.interrupted)
+            raise
         tracked.write("finished", force=True)
         return summary

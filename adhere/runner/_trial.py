@@ -16,8 +16,9 @@ Model calls go through a recording proxy either way:
   ``adhere run`` does.
 
 Attempts: a trial whose stored result is ``ok`` is not run again. Files of an earlier
-attempt (a stored error, or the leftovers of a killed pod) move to ``attempt-<n>/``
-first, so every attempt's artifacts are kept.
+attempt (a stored error, an interrupted attempt, or the leftovers of a killed pod)
+move to ``attempt-<n>/`` first, numbered as :mod:`adhere.runner._resume` says, so
+every attempt's artifacts are kept and none is overwritten.
 
 ``adhere trial score --rollout-uri URI`` scores the finished trials of a stored
 rollout (in-process or on Ray): the entrypoint of the operator's scoring RayJob.
@@ -40,6 +41,7 @@ from adhere.core import Instance, Trial, TrialResult
 from adhere.errors import SpecError, StoreError
 from adhere.models import provider_for
 from adhere.observe import DEFAULT_SETTLE_SECONDS, JsonlDirSink, Redactor
+from adhere.runner._attempts import start_attempt
 from adhere.runner._check import plan_rollout, suite_lookup
 from adhere.runner._engine import Engine, ModelTarget
 from adhere.runner._pairing import client_api
@@ -227,17 +229,15 @@ def _find_trial(trials: Sequence[Trial], trial_id: str, where: str) -> Trial:
 
 
 def _start_attempt(store: RolloutStore, trial: Trial, attempt: int | None) -> int | None:
-    """Archive an earlier attempt's files; the attempt to run (None: already ok)."""
-    previous = store.read_result(trial)
-    if previous is not None and previous.status == "ok":
+    """Archive an earlier attempt's files; the attempt to run (None: already ok).
+
+    The number is ``attempt`` (the operator's count) unless the store holds that one
+    or a later one already: an archived attempt is never overwritten.
+    """
+    decision = start_attempt(store, trial, None)
+    if decision.attempt is None:
         return None
-    if previous is not None:
-        store.archive_attempt(trial, previous.attempt)
-        return attempt or previous.attempt + 1
-    if attempt is not None and attempt > 1:
-        if store.has_files(trial):
-            store.archive_attempt(trial, attempt - 1)  # leftovers of a killed attempt
-    return attempt or 1
+    return max(attempt or 1, decision.attempt)
 
 
 async def run_stored_trial(

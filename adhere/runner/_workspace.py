@@ -10,9 +10,11 @@ from pathlib import Path, PurePosixPath
 
 from adhere.core import Instance
 from adhere.errors import SpecError
+from adhere.observe import REDACTED, Redactor
 
 KEEP_ENV = "ADHERE_KEEP_WORK"
-"""Set to 1 to keep trial scratch directories after the trial (for debugging)."""
+"""Set to 1 to keep trial scratch directories after the trial (for debugging); the kept
+files are redacted first (:func:`redact_tree`)."""
 
 
 def default_work_root() -> Path:
@@ -86,11 +88,44 @@ def _place_link(src: Path, dst: Path) -> None:
     os.symlink(os.readlink(src), dst)
 
 
+def redact_tree(root: Path, redactor: Redactor) -> list[Path]:
+    """Redact every regular file under ``root`` in place; the files it changed.
+
+    A UTF-8 file gets :meth:`Redactor.text` (known secrets and key-shaped tokens);
+    any other file has the bytes of each known secret replaced. Links are not followed.
+    """
+    changed: list[Path] = []
+    needles = [secret.encode("utf-8") for secret in redactor.secrets]
+    for current, _dirs, names in os.walk(root, followlinks=False):
+        for name in names:
+            path = Path(current) / name
+            if path.is_symlink() or not path.is_file():
+                continue
+            try:
+                data = path.read_bytes()
+                try:
+                    cleaned = redactor.text(data.decode("utf-8")).encode("utf-8")
+                except UnicodeDecodeError:
+                    cleaned = data
+                    for needle in needles:
+                        cleaned = cleaned.replace(needle, REDACTED.encode("utf-8"))
+                if cleaned != data:
+                    path.write_bytes(cleaned)
+                    changed.append(path)
+            except OSError:
+                continue
+    return changed
+
+
 @asynccontextmanager
 async def trial_workspace(
-    root: Path, trial_id: str, instance: Instance
+    root: Path, trial_id: str, instance: Instance, redactor: Redactor | None = None
 ) -> AsyncIterator[tuple[Path, Path]]:
     """Create ``<root>/<trial>/{work,home}`` with the instance's workspace; remove it afterwards.
+
+    With ``ADHERE_KEEP_WORK=1`` it is kept instead, with every file passed through
+    :func:`redact_tree` (``redactor``, else one that removes key-shaped tokens only),
+    so no live key stays in a kept copy.
 
     The workspace's directories are copied as they are (:func:`copy_layer`), else its
     files written. A local run refuses instances whose workspace is only an image when
@@ -118,6 +153,8 @@ async def trial_workspace(
     finally:
         if os.environ.get(KEEP_ENV) != "1":
             shutil.rmtree(base, ignore_errors=True)
+        else:
+            redact_tree(base, redactor or Redactor())
 
 
 def changed_files(

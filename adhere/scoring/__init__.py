@@ -10,6 +10,7 @@ paths give identical verdicts.
 """
 
 from adhere.scoring._evidence import gather_evidence
+from adhere.scoring._judge_calls import judge_call_log
 from adhere.scoring._score import (
     DecidedChecks,
     JudgeAsks,
@@ -30,6 +31,7 @@ __all__ = [
     "Scorer",
     "decide_checks",
     "gather_evidence",
+    "judge_call_log",
     "judge_checks",
     "ok_trials",
     "record_trial",
