@@ -132,6 +132,25 @@ def die_by(sig: int) -> None:
     os._exit(128 + sig)
 
 
+def original_environ() -> dict[str, str]:
+    """The environment the guard was started with.
+
+    Not ``os.environ``: Python's start-up may add ``LC_CTYPE`` (locale coercion), and
+    the program must get exactly the environment the runner gave.
+    """
+    try:
+        with open("/proc/self/environ", "rb") as handle:
+            raw = handle.read()
+    except OSError:
+        return dict(os.environ)
+    env = {}
+    for item in raw.split(b"\0"):
+        name, sep, value = item.partition(b"=")
+        if sep:
+            env[os.fsdecode(name)] = os.fsdecode(value)
+    return env
+
+
 def main(argv: list[str]) -> None:
     """Guard ``argv[1:]`` for the runner whose pid is ``argv[0]`` (see the module doc)."""
     runner, program = int(argv[0]), argv[1:]
@@ -140,11 +159,12 @@ def main(argv: list[str]) -> None:
     prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     if os.getppid() != runner:  # the runner died before the line above
         os._exit(128 + signal.SIGTERM)
+    env = original_environ()
     pid = os.fork()
     if pid == 0:
         signal.pthread_sigmask(signal.SIG_SETMASK, set())
         try:
-            os.execvp(program[0], program)
+            os.execvpe(program[0], program, env)
         except OSError as exc:
             os.write(2, f"cannot run {program[0]}: {exc.strerror}\n".encode())
         os._exit(127)
