@@ -74,7 +74,9 @@ def setup(tmp_path: Path) -> tuple[Path, dict[str, str], Path]:
             go=tmp_path / "go",
         )
     )
-    rows = [{"instance_id": f"i{n}", "user_query": [f"Task {n}: run the script."]} for n in range(4)]
+    rows = [
+        {"instance_id": f"i{n}", "user_query": [f"Task {n}: run the script."]} for n in range(4)
+    ]
     write_suite(tmp_path, rows, {"README.md": "# demo\n"})
     path = write_rollout(
         tmp_path,
