@@ -16,7 +16,8 @@ def test_a_kill_while_judging_keeps_the_calls_made_and_resuming_adds_no_duplicat
     tmp_path: Path,
 ) -> None:
     go = tmp_path / "go"
-    judge = f"    - {{name: a, endpoint: {{baseUrl: scripted, model: 'judge:seed=1,hold_after=2,release={go}'}}}}\n"
+    held = f"judge:seed=1,hold_after=2,release={go}"
+    judge = f"    - {{name: a, endpoint: {{baseUrl: scripted, model: '{held}'}}}}\n"
     path = write(tmp_path, judge)
     log = tmp_path / "runs" / "r" / "judge_calls.jsonl"
 
@@ -30,9 +31,11 @@ def test_a_kill_while_judging_keeps_the_calls_made_and_resuming_adds_no_duplicat
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    wait_until(lambda: len(lines()) == 2, "2 judge calls recorded before the judge holds")
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=60)
+    try:
+        wait_until(lambda: len(lines()) == 2, "2 judge calls recorded before the judge holds")
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
     kept = lines()
     assert len(kept) == 2 and all(json.loads(line)["ok"] for line in kept)
 

@@ -10,12 +10,16 @@ finished), never after a sleep. Every process a trial starts has the trial's HOM
 any survivor, whatever its parent or session.
 """
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from tests.e2e.pipeline.test_observed_runs import model, write_rollout, write_suite
 from tests.helpers import ROOT, run_cli, wait_until
@@ -99,24 +103,44 @@ def start(path: Path, env: dict[str, str]) -> subprocess.Popen[str]:
     )
 
 
+def stop(proc: subprocess.Popen[str]) -> None:
+    """Kill a run the test did not end (a failed wait), so nothing outlives the test."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.communicate(timeout=60)
+
+
 def results(trials: Path) -> dict[Path, bytes]:
     return {p: p.read_bytes() for p in trials.rglob("result.json") if "attempt-" not in str(p)}
 
 
-def test_killed_and_stopped_runs_leave_no_agent_and_lose_no_attempt(tmp_path: Path) -> None:
+@pytest.fixture
+def work(tmp_path: Path) -> Iterator[Path]:
+    """The runs' ``ADHERE_WORK_DIR``; survivors of a failed test are killed after it."""
+    yield tmp_path / "work"
+    for pid in agent_processes(tmp_path / "work"):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_killed_and_stopped_runs_leave_no_agent_and_lose_no_attempt(
+    tmp_path: Path, work: Path
+) -> None:
     path, env, trials = setup(tmp_path)
-    work = tmp_path / "work"
     waiting = tmp_path / "waiting"
 
     def stop_when_waiting(sig: signal.Signals, count: int) -> subprocess.CompletedProcess[str]:
         before = len(list(waiting.iterdir()))
         proc = start(path, env)
-        wait_until(
-            lambda: len(list(waiting.iterdir())) >= before + count,
-            f"{count} agent command(s) waiting before {sig.name}",
-        )
-        proc.send_signal(sig)
-        _, err = proc.communicate(timeout=60)
+        try:
+            wait_until(
+                lambda: len(list(waiting.iterdir())) >= before + count,
+                f"{count} agent command(s) waiting before {sig.name}",
+            )
+            proc.send_signal(sig)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            stop(proc)
         wait_until(lambda: not agent_processes(work), f"no agent process after {sig.name}")
         return subprocess.CompletedProcess(proc.args, proc.returncode, "", err)
 
@@ -136,9 +160,11 @@ def test_killed_and_stopped_runs_leave_no_agent_and_lose_no_attempt(tmp_path: Pa
 
     # 2. SIGKILL with both left trials waiting again (their attempt 2).
     proc = start(path, env)
-    wait_until(lambda: len(list(waiting.iterdir())) >= 4, "2 more agent commands waiting")
-    proc.send_signal(signal.SIGKILL)
-    proc.communicate(timeout=60)
+    try:
+        wait_until(lambda: len(list(waiting.iterdir())) >= 4, "2 more agent commands waiting")
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=60)
     wait_until(lambda: not agent_processes(work), "no agent process after SIGKILL")
 
     # 3. SIGTERM once more (attempt 2 again: the killed one left nothing to keep).
