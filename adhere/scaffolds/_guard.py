@@ -116,17 +116,14 @@ def end_descendants(grace: float) -> None:
 def exit_like(status: int) -> None:
     """Exit as the program did: same exit code, or killed by the same signal."""
     if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        signal.signal(sig, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
-        os.kill(os.getpid(), sig)
-        os._exit(128 + sig)
+        die_by(os.WTERMSIG(status))
     os._exit(os.waitstatus_to_exitcode(status))
 
 
 def die_by(sig: int) -> None:
     """Exit killed by ``sig`` (what a process without a guard would show)."""
-    signal.signal(sig, signal.SIG_DFL)
+    if sig not in (signal.SIGKILL, signal.SIGSTOP):
+        signal.signal(sig, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
     os.kill(os.getpid(), sig)
     os._exit(128 + sig)
