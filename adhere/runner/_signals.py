@@ -6,7 +6,8 @@ for both that cancel it: the engine stops starting trials, each trial in flight 
 its agent's process group (see :func:`adhere.scaffolds.run_process`), the run records
 them as interrupted, and :class:`Interrupted` is raised with the signal, for an exit
 status of ``128 + signal`` (143 for ``SIGTERM``, 129 for ``SIGHUP``). A signal set to be
-ignored when the run starts (``nohup``) stays ignored. Ctrl-C keeps asyncio's own
+ignored when the run starts (``nohup``) stays ignored; a handler installed before
+is put back afterwards. Ctrl-C keeps asyncio's own
 handling (``KeyboardInterrupt``, exit status 130).
 """
 
@@ -59,12 +60,13 @@ def run_interruptible(
             got.append(signum)
             task.cancel()
 
-        installed = []
+        installed: dict[signal.Signals, Any] = {}
         for sig in signals:
-            if signal.getsignal(sig) is signal.SIG_IGN:
+            previous = signal.getsignal(sig)
+            if previous is signal.SIG_IGN:
                 continue
             loop.add_signal_handler(sig, on_signal, int(sig))
-            installed.append(sig)
+            installed[sig] = previous
         try:
             return await main
         except asyncio.CancelledError:
@@ -72,7 +74,9 @@ def run_interruptible(
                 raise Interrupted(got[0]) from None
             raise
         finally:
-            for sig in installed:
+            for sig, previous in installed.items():
                 loop.remove_signal_handler(sig)
+                if previous is not None:  # what was there before (another library's)
+                    signal.signal(sig, previous)
 
     return asyncio.run(guarded())

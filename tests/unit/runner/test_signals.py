@@ -54,3 +54,23 @@ def test_a_cancellation_without_a_signal_stays_a_cancellation() -> None:
 
     with pytest.raises(asyncio.CancelledError):
         run_interruptible(main())
+
+
+def test_a_handler_installed_before_the_run_is_put_back() -> None:
+    seen: list[int] = []
+
+    def mine(signum: int, frame: object) -> None:
+        seen.append(signum)
+
+    previous = signal.signal(signal.SIGTERM, mine)
+    try:
+
+        async def main() -> None:
+            os.kill(os.getpid(), signal.SIGTERM)
+            await asyncio.Event().wait()
+
+        with pytest.raises(Interrupted):
+            run_interruptible(main())
+        assert signal.getsignal(signal.SIGTERM) is mine and seen == []  # the run had it
+    finally:
+        signal.signal(signal.SIGTERM, previous)
