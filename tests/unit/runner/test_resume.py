@@ -81,9 +81,7 @@ def test_a_stored_result_whose_number_is_archived_already_moves_past_it() -> Non
 
 
 def test_archived_attempts_do_not_change_a_skip() -> None:
-    assert resume(stored("ok", attempt=2), PLANNED, archived=[1], unfinished=True) == Resume(
-        "skip"
-    )
+    assert resume(stored("ok", attempt=2), PLANNED, archived=[1], unfinished=True) == Resume("skip")
 
 
 def test_attempt_numbers_across_a_sequence_of_restarts_never_repeat() -> None:
