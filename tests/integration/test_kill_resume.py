@@ -66,7 +66,9 @@ def alive(pid: int) -> bool:
     return stat[stat.rfind(")") + 2] != "Z"
 
 
-def setup(tmp_path: Path) -> tuple[Path, dict[str, str], Path]:
+def setup(
+    tmp_path: Path, scaffold: str = "reference", api: str = "openai"
+) -> tuple[Path, dict[str, str], Path]:
     for name in ("pids", "slots", "waiting", "work"):
         (tmp_path / name).mkdir()
     script = tmp_path / "spawn.sh"
@@ -84,8 +86,8 @@ def setup(tmp_path: Path) -> tuple[Path, dict[str, str], Path]:
     write_suite(tmp_path, rows, {"README.md": "# demo\n"})
     path = write_rollout(
         tmp_path,
-        model("m", f"agent:run,command=bash {script}", api="openai"),
-        "[reference]",
+        model("m", f"agent:run,command=bash {script}", api=api),
+        f"[{scaffold}]",
         parallelism=2,
     )
     env = {**os.environ, "ADHERE_WORK_DIR": str(tmp_path / "work"), "COLUMNS": "200"}
