@@ -200,3 +200,40 @@ def test_killed_and_stopped_runs_leave_no_agent_and_lose_no_attempt(
     survivors = agent_processes(work)
     assert not survivors
     assert not [pid for pid in pids if alive(pid) and pid in survivors]
+
+
+def test_a_pod_trial_stopped_by_sigterm_keeps_its_attempt(tmp_path: Path, work: Path) -> None:
+    """``adhere trial run`` (a trial pod) handles SIGTERM like ``adhere run``."""
+    from adhere.runner import prepare
+    from adhere.spec import load_run_config
+
+    path, env, trials = setup(tmp_path)
+    for slot in ("1", "2"):  # so that this pod's agent command waits
+        (tmp_path / "slots" / slot).mkdir()
+    prepared = prepare(load_run_config([path]))  # the snapshot the operator writes
+    trial = prepared.trials[0]
+    args = ["trial", "run", "--rollout-uri", prepared.store.uri, "--trial", trial.id]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "adhere.cli", *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_until(lambda: any((tmp_path / "waiting").iterdir()), "the agent command waiting")
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        stop(proc)
+    assert proc.returncode == 143, err
+    wait_until(lambda: not agent_processes(work), "no agent process after SIGTERM")
+    assert prepared.store.read_result(trial) is None
+    assert prepared.store.read_interrupted(trial) == 1
+    (tmp_path / "go").touch()
+    again = run_cli(*args, env=env)
+    assert again.returncode == 0, again.stderr
+    assert "attempt 2: ok" in again.stderr
+    assert prepared.store.archived_attempts(trial) == [1]
+    assert prepared.store.store.exists(prepared.store.trial_key(trial, "attempt-1/calls.jsonl"))
