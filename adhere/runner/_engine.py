@@ -51,11 +51,12 @@ class CallSource(Protocol):
         """Root URL through the proxy for this trial and upstream."""
         ...
 
-    async def take(self, trial_id: str) -> list[ProxyCall]:
+    async def take(self, trial_id: str, grace: float | None = None) -> list[ProxyCall]:
         """Remove and return the trial's call records, in order, once all are recorded.
 
         Called when the trial's scaffold is done; waits for its calls still in flight
-        (bounded: the proxy ends calls that outlive a grace period).
+        (bounded: the proxy ends calls that outlive a grace period, ``grace`` seconds
+        when given).
         """
         ...
 
@@ -170,8 +171,6 @@ class Engine:
         self.max_retries = max_retries
         """In-run retries of a trial that ended as an upstream fault."""
         self.retry_backoff_seconds = retry_backoff_seconds
-        self.in_flight: dict[str, Trial] = {}
-        """Trial id → trial, for the trials whose scaffold is running."""
         self.interrupted: list[str] = []
         """Ids of the trials a stopped run cut short."""
         self.workspaces: dict[str, str] = {}
@@ -280,15 +279,12 @@ class Engine:
         """Run one trial and persist everything about it (result last)."""
         instance = self.instances[trial.instance]
         started_at, t0 = _now(), time.monotonic()
-        self.in_flight[trial.id] = trial
         try:
             outcome, final_files, error = await self._drive(trial, instance)
         except asyncio.CancelledError:  # a stopped run: keep the calls made, and say so
             self.interrupted.append(trial.id)
             await record_interrupted(self.store, self.calls, trial, attempt, started_at)
             raise
-        finally:
-            self.in_flight.pop(trial.id, None)
         records = await self.calls.take(trial.id)
         trajectory = self._trajectory(trial, instance, records, outcome, final_files)
         fault = trial_fault(records, scaffold_failed=error is not None)

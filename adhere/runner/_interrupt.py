@@ -21,12 +21,15 @@ from adhere.errors import StoreError
 if TYPE_CHECKING:
     from adhere.runner._engine import CallSource
 
-__all__ = ["INTERRUPT_SETTLE_SECONDS", "record_interrupted"]
+__all__ = ["INTERRUPT_GRACE_SECONDS", "INTERRUPT_SETTLE_SECONDS", "record_interrupted"]
 
 log = logging.getLogger(__name__)
 
-INTERRUPT_SETTLE_SECONDS = 3.0
-"""How long a stopping run waits for a cut-short trial's call records."""
+INTERRUPT_GRACE_SECONDS = 0.5
+"""How long the proxy lets a cut-short trial's calls in flight go on before it ends
+(and records) them."""
+INTERRUPT_SETTLE_SECONDS = 5.0
+"""How long a stopping run waits for a cut-short trial's call records in all."""
 
 
 async def record_interrupted(
@@ -40,8 +43,11 @@ async def record_interrupted(
 ) -> None:
     """Write the calls ``trial`` made and ``interrupted.json`` (failures only logged)."""
     try:
-        records = await asyncio.wait_for(calls.take(trial.id), settle_seconds)
-    except TimeoutError:
+        records = await asyncio.wait_for(
+            calls.take(trial.id, grace=INTERRUPT_GRACE_SECONDS), settle_seconds
+        )
+    except Exception as exc:  # noqa: BLE001 - the run is stopping: record what can be
+        log.warning("calls of interrupted trial %s not read: %s", trial.id, exc)
         records = []
     try:
         if records:

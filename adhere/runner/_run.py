@@ -171,9 +171,9 @@ class ProxyCalls:
         """The URL a trial's scaffold calls for ``upstream`` (the proxy's trial prefix)."""
         return self.proxy.trial_base_url(trial_id, upstream)
 
-    async def take(self, trial_id: str) -> list[ProxyCall]:
+    async def take(self, trial_id: str, grace: float | None = None) -> list[ProxyCall]:
         """The trial's call records once all are in, removed from the proxy's memory."""
-        await self.proxy.settle(trial_id, self.settle_seconds)
+        await self.proxy.settle(trial_id, self.settle_seconds if grace is None else grace)
         return self.sink.take(trial_id)
 
 

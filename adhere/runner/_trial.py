@@ -165,9 +165,9 @@ class DirCalls:
         """Root URL through the proxy for this trial and upstream."""
         return f"{self.proxy_url}/t/{trial_id}/{upstream}"
 
-    async def take(self, trial_id: str) -> list[ProxyCall]:
+    async def take(self, trial_id: str, grace: float | None = None) -> list[ProxyCall]:
         """The trial's records once all are written, in ``seq`` order."""
-        expected = await self._settle(trial_id)
+        expected = await self._settle(trial_id, self.settle_seconds if grace is None else grace)
         deadline = time.monotonic() + self.read_seconds
         seen = -1
         while True:
@@ -182,14 +182,14 @@ class DirCalls:
             seen = len(records)
             await asyncio.sleep(0.1)
 
-    async def _settle(self, trial_id: str) -> int | None:
+    async def _settle(self, trial_id: str, grace: float) -> int | None:
         """How many calls the trial started, once none is in flight; ``None``: unknown."""
         url = f"{self.proxy_url}/trials/{trial_id}/settle"
-        limit = aiohttp.ClientTimeout(total=self.settle_seconds + 30)
+        limit = aiohttp.ClientTimeout(total=grace + 30)
         try:
             async with aiohttp.ClientSession() as session:
                 async with session.post(
-                    url, params={"grace": f"{self.settle_seconds:g}"}, timeout=limit
+                    url, params={"grace": f"{grace:g}"}, timeout=limit
                 ) as response:
                     if response.status != 200:
                         return None
