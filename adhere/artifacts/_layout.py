@@ -324,6 +324,10 @@ class RolloutStore:
         """Whether the trial has files of an attempt not archived (e.g. a killed pod's)."""
         return any(True for _ in self._current_files(trial))
 
+    def has_attempt_files(self, trial: Trial) -> bool:
+        """Whether an attempt left files (``feedback.json``, written before one, is none)."""
+        return any(name != FEEDBACK for _, name in self._current_files(trial))
+
     def archived_attempts(self, trial: Trial) -> list[int]:
         """The numbers of the trial's archived attempts (``attempt-<n>/``), sorted."""
         prefix = self.trial_key(trial, "")

@@ -22,7 +22,7 @@ def start_attempt(store: RolloutStore, trial: Trial, planned: Fingerprint | None
     if decision.action == "skip":
         return decision
     archived = store.archived_attempts(trial)
-    unfinished = previous is None and store.has_files(trial)
+    unfinished = previous is None and store.has_attempt_files(trial)
     decision = resume(
         previous,
         planned,
