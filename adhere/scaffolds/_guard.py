@@ -35,6 +35,9 @@ GRACE_SECONDS = 2.0
 """How long descendants get between ``SIGTERM`` and ``SIGKILL`` when the guard stops."""
 _STOP = {signal.SIGTERM, signal.SIGHUP, signal.SIGINT}
 _WAKE = {*_STOP, signal.SIGCHLD}
+_PYTHON_IGNORES = [
+    getattr(signal, name) for name in ("SIGPIPE", "SIGXFZ", "SIGXFSZ") if hasattr(signal, name)
+]
 
 
 def prctl(option: int, value: int) -> bool:
@@ -159,6 +162,8 @@ def main(argv: list[str]) -> None:
     env = original_environ()
     pid = os.fork()
     if pid == 0:
+        for sig in _PYTHON_IGNORES:  # what Python's start-up set, as subprocess resets
+            signal.signal(sig, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_SETMASK, set())
         try:
             os.execvpe(program[0], program, env)

@@ -110,3 +110,9 @@ def test_a_runner_killed_with_sigkill_takes_its_agents_along(folder: Path) -> No
     wait_until(
         lambda: not [pid for pid in started if alive(pid)], "the agent processes to end", timeout=20
     )
+
+
+def test_the_program_gets_default_signal_dispositions(folder: Path) -> None:
+    """Python ignores SIGPIPE; the program must not inherit that from the guard."""
+    done = run("yes | head -n 1 >/dev/null; echo ${PIPESTATUS[0]}", folder)
+    assert done.stdout.strip() == str(128 + signal.SIGPIPE)  # killed by SIGPIPE, as usual
