@@ -10,7 +10,9 @@ in milliseconds without the project on its path) does, on Linux:
 2. ask for ``SIGTERM`` when its parent dies (``PR_SET_PDEATHSIG``), so a runner
    killed with ``SIGKILL`` still ends its agents (and exit at once if the runner is
    already gone, ``RUNNER_PID`` no longer being its parent);
-3. fork and exec the program in its own process group and session (the guard's);
+3. fork and exec the program in its own process group and session (the guard's),
+   with the environment the guard was given and the signal dispositions a program
+   started without a guard gets (``SIGPIPE`` not ignored);
 4. when the program exits: kill whatever it left behind and exit with its status
    (killed by a signal: the guard kills itself with that signal, so the caller sees
    the same return code as without a guard);
