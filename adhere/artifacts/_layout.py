@@ -27,7 +27,10 @@
           feedback.json                      (corrected runs) what was fed back to the agent
           result.json                        TrialResult — written last: its presence means
                                              "finished"
-          attempt-<n>/                       earlier failed attempts, moved aside before a retry
+          interrupted.json                   (a stopped run) the attempt cut short; calls.jsonl
+                                             then holds the calls it had made
+          attempt-<n>/                       earlier attempts (failed, interrupted or killed),
+                                             moved aside before the next; never overwritten
       <rollout>-feedback/ (-feedback-prepend, -feedback-turn, -rerun)
                                              corrected runs of ``adhere feedback``: rollouts of
                                              their own with the same layout
@@ -75,6 +78,7 @@ JUDGE_VERDICTS = "judge_verdicts.json"
 CONFLICT_VERDICTS = "conflict_verdicts.json"
 FEEDBACK = "feedback.json"
 RESULT = "result.json"
+INTERRUPTED = "interrupted.json"
 ATTEMPT = "attempt-"
 """Prefix of an archived attempt's directory: ``attempt-<n>``."""
 # Store-level names.
@@ -350,10 +354,49 @@ class RolloutStore:
         """Whether the trial has files of an attempt not archived (e.g. a killed pod's)."""
         return any(True for _ in self._current_files(trial))
 
-    def archive_attempt(self, trial: Trial, attempt: int) -> None:
-        """Move a failed attempt's files under ``attempt-<n>/`` before retrying."""
+    def has_attempt_files(self, trial: Trial) -> bool:
+        """Whether an attempt left files (``feedback.json``, written before one, is none)."""
+        return any(name != FEEDBACK for _, name in self._current_files(trial))
+
+    def archived_attempts(self, trial: Trial) -> list[int]:
+        """The numbers of the trial's archived attempts (``attempt-<n>/``), sorted."""
+        prefix = self.trial_key(trial, "")
+        found = set()
+        for key in self.store.list(prefix):
+            folder, slash, _ = key[len(prefix) :].partition("/")
+            number = folder[len(ATTEMPT) :]
+            if slash and folder.startswith(ATTEMPT) and number.isdigit():
+                found.add(int(number))
+        return sorted(found)
+
+    def archive_attempt(self, trial: Trial, attempt: int) -> int:
+        """Move an attempt's files under ``attempt-<n>/`` before the next; return ``n``.
+
+        ``n`` is ``attempt``, or the first higher number whose directory is free: an
+        archived attempt is never overwritten.
+        """
+        taken = set(self.archived_attempts(trial))
+        while attempt in taken:
+            attempt += 1
         for key, name in self._current_files(trial):
             self.store.rename(key, self.trial_key(trial, f"{attempt_dir(attempt)}/{name}"))
+        return attempt
+
+    def write_interrupted(self, trial: Trial, attempt: int, info: Mapping[str, Any]) -> None:
+        """Mark the trial's current files as an attempt cut short (a stopped run)."""
+        body = {"attempt": attempt, **info}
+        self.store.write_bytes(self.trial_key(trial, INTERRUPTED), _json_bytes(body))
+
+    def read_interrupted(self, trial: Trial) -> int | None:
+        """The attempt an ``interrupted.json`` names (``None``: none, or unreadable)."""
+        key = self.trial_key(trial, INTERRUPTED)
+        if not self.store.exists(key):
+            return None
+        try:
+            attempt = json.loads(self.store.read_bytes(key)).get("attempt")
+        except (ValueError, AttributeError):
+            return None
+        return attempt if isinstance(attempt, int) and attempt > 0 else None
 
     def copy_trial(self, source: RolloutStore, source_trial: Trial, trial: Trial) -> None:
         """Copy a trial's current files from ``source``, all but its ``result.json``."""

@@ -34,7 +34,7 @@ VERDICT_LIST = TypeAdapter(list[Verdict])
 """``verdicts.json``: a list of Verdict."""
 _JUDGE_VERDICTS = TypeAdapter(dict[str, list[Verdict]])
 
-Phase = Literal["running", "scoring", "finished"]
+Phase = Literal["running", "scoring", "finished", "interrupted"]
 
 
 class JudgeCallRecord(TypedDict):
@@ -74,8 +74,10 @@ class RunProgress(TypedDict, total=False):
         running: Trials in flight (0 once the run is past its trials).
         done: Trials finished ``ok`` (skipped ones included).
         failed: Trials that ended in ``error``.
-        phase: ``running``, ``scoring`` or ``finished``.
+        phase: ``running``, ``scoring``, ``finished``, or ``interrupted`` (the run was
+            stopped: Ctrl-C, ``SIGTERM`` or ``SIGHUP``).
         updated_at: When it was written (UTC, ISO 8601 with milliseconds).
+        interrupted: (phase ``interrupted``) ids of the trials it cut short.
     """
 
     planned: int
@@ -84,6 +86,7 @@ class RunProgress(TypedDict, total=False):
     failed: int
     phase: Phase
     updated_at: str
+    interrupted: list[str]
 
 
 _JUDGE_CALL = TypeAdapter(JudgeCallRecord)

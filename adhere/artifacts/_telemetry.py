@@ -21,6 +21,7 @@ from adhere.artifacts._records import (
     encode_progress,
 )
 from adhere.errors import StoreError
+from adhere.store import FileStore
 
 __all__ = ["append_judge_calls", "read_judge_calls", "read_progress", "write_progress"]
 
@@ -28,12 +29,20 @@ log = logging.getLogger(__name__)
 
 
 def append_judge_calls(store: RolloutStore, records: Iterable[JudgeCallRecord]) -> None:
-    """Append judge call records to the rollout's ``judge_calls.jsonl``."""
+    """Append judge call records to the rollout's ``judge_calls.jsonl``.
+
+    On a local store the lines are appended to the file in one ``write`` (a killed
+    writer leaves whole lines; the reader skips a cut last one); elsewhere (S3, which
+    cannot append) the object is read and written back.
+    """
     lines = encode_judge_calls(records)
     if not lines:
         return
     key = store.key(JUDGE_CALLS)
     try:
+        if isinstance(store.store, FileStore):
+            store.store.append_bytes(key, lines)
+            return
         old = store.store.read_bytes(key) if store.store.exists(key) else b""
         store.store.write_bytes(key, old + lines)
     except StoreError as exc:

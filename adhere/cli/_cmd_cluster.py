@@ -48,15 +48,21 @@ def trial_run(
 
     A trial already finished ``ok`` is not run again; an earlier attempt's files move
     to ``attempt-<n>/``. Exit status: 0 when the trial finished ok, 1 when it ended in
-    an error (recorded in the store), 2 for invalid input.
+    an error (recorded in the store), 2 for invalid input, 143 (129) when stopped by
+    SIGTERM (SIGHUP): the agent's processes are ended and the calls it made are kept
+    as an interrupted attempt.
     """
-    from adhere.runner import run_stored_trial
+    from adhere.runner import Interrupted, run_interruptible, run_stored_trial
 
-    result = asyncio.run(
-        run_stored_trial(
-            rollout_uri, trial_id, attempt=attempt, proxy_url=proxy_url, calls_dir=calls_dir
+    try:
+        result = run_interruptible(
+            run_stored_trial(
+                rollout_uri, trial_id, attempt=attempt, proxy_url=proxy_url, calls_dir=calls_dir
+            )
         )
-    )
+    except Interrupted as stop:
+        err_console.print(f"[yellow]{stop}[/]: the trial was cut short and recorded as such.")
+        raise SystemExit(stop.exit_status) from None
     t = result.trial
     err_console.print(
         f"trial {result.trial_id} ({t.model}/{t.scaffold}/{t.instance}/r{t.repeat}) "

@@ -61,7 +61,9 @@ def run(
     trials failed or ended as upstream faults (they are recorded and retried by the
     next run), 2 for invalid input, 3 when checks were left undecided or
     errored (no judge panel for judge-bound checks, judge or verifier errors; see
-    ``--allow-incomplete``), 130 when interrupted.
+    ``--allow-incomplete``), 130 when interrupted by Ctrl-C, 143 by SIGTERM, 129 by
+    SIGHUP (each stops starting trials, ends the agents in flight and records their
+    trials as interrupted).
 
     Before the first trial every model and judge endpoint gets one tiny call
     (``--no-preflight`` skips it); a failing endpoint stops the run with exit status 2.
@@ -69,7 +71,7 @@ def run(
     without them runs the rest); ``--parallelism`` overrides the Rollout's.
     """
     from adhere.report import RichProgress
-    from adhere.runner import execute, prepare
+    from adhere.runner import Interrupted, execute, prepare, run_interruptible
     from adhere.spec import load_run_config
 
     config = load_run_config(files, rollout_name=rollout_name)
@@ -108,18 +110,20 @@ def run(
     scorer = _scorer(ray_address, verify_actors, judge_actors)
     try:
         if quiet:
-            summary = asyncio.run(execute(prepared, scorer=scorer, **options))
+            summary = run_interruptible(execute(prepared, scorer=scorer, **options))
         else:
             with RichProgress(err_console) as progress:
-                summary = asyncio.run(
+                summary = run_interruptible(
                     execute(prepared, progress=progress, scorer=scorer, **options)
                 )
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Interrupted) as stop:
+        why = f" ({stop})" if isinstance(stop, Interrupted) else ""
         err_console.print(
-            "[yellow]interrupted[/]: finished trials are saved; run the same command again "
-            "to resume."
+            f"[yellow]interrupted[/]{why}: finished trials are saved; run the same command "
+            "again to resume.",
+            highlight=False,
         )
-        raise SystemExit(130) from None
+        raise SystemExit(stop.exit_status if isinstance(stop, Interrupted) else 130) from None
     faults = f", {summary.faults} upstream faults" if summary.faults else ""
     retried = f"; {summary.retried} retries of upstream faults" if summary.retried else ""
     err_console.print(
@@ -318,15 +322,17 @@ def feedback(
         f"checks run again, {len(plan.carried)} carried over → {plan.target.uri}",
         highlight=False,
     )
+    from adhere.runner import Interrupted, run_interruptible
+
     try:
         if quiet:
-            summary = asyncio.run(run_feedback(plan))
+            summary = run_interruptible(run_feedback(plan))
         else:
             with RichProgress(err_console, "corrected trials") as progress:
-                summary = asyncio.run(run_feedback(plan, progress=progress))
-    except KeyboardInterrupt:
+                summary = run_interruptible(run_feedback(plan, progress=progress))
+    except (KeyboardInterrupt, Interrupted) as stop:
         err_console.print("[yellow]interrupted[/]: run the same command again to resume.")
-        raise SystemExit(130) from None
+        raise SystemExit(stop.exit_status if isinstance(stop, Interrupted) else 130) from None
     run = summary.run
     err_console.print(
         f"done in {run.seconds:.1f}s: {run.ran} ran ({run.ok} ok, {run.failed} failed), "

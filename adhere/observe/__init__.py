@@ -15,7 +15,7 @@ from adhere.observe._proxy import RecordingProxy, serve_proxy
 from adhere.observe._proxy_config import ProxyConfig, RecordSink, Upstream, parse_upstream
 from adhere.observe._proxy_inflight import DEFAULT_SETTLE_SECONDS, Settled
 from adhere.observe._proxy_sinks import JsonlDirSink, MemorySink
-from adhere.observe._redact import Redactor, redact
+from adhere.observe._redact import REDACTED, Redactor, redact
 from adhere.observe._show import render_trajectory
 from adhere.observe._tagging import DEFAULT_RULES, FileRule, find_text, sources_present, tag_sources
 
@@ -30,6 +30,7 @@ __all__ = [
     "MemorySink",
     "ProxyConfig",
     "RecordSink",
+    "REDACTED",
     "RecordingProxy",
     "Redactor",
     "Settled",

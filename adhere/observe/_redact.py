@@ -92,6 +92,11 @@ class Redactor:
         self._shapes = shapes
         self._fields = fields
 
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The known secret values it removes, longest first."""
+        return self._kept
+
     def text(self, text: str) -> str:
         """``text`` with every secret and key-shaped token replaced."""
         # Plain substring tests first: far cheaper than the regexes, and most strings

@@ -214,6 +214,7 @@ class _Pass:
 
     def _judged(self, job: _Job, judged: Judged) -> None:
         self.judge_records.extend(judged.calls)
+        append_judge_calls(self.store, judged.calls)  # as they come: a kill keeps them
         if self.cache is not None:
             for key, verdict in judged.new_cache_entries.items():
                 self.cache.put(key, verdict)
@@ -297,10 +298,7 @@ async def score_rollout_on_ray(
         try:
             in_flight = max(1, parallelism) * max(1, len(pools.judge))
             scoring = _Pass(store, instances, panel, cache, pools, in_flight, summary, on_trial)
-            try:
-                await scoring.run(trials)
-            finally:
-                append_judge_calls(store, scoring.judge_records)
+            await scoring.run(trials)
         finally:
             try:
                 summary.calls_per_judge_actor = pools.judge_calls()

@@ -9,14 +9,7 @@ from adhere.runner._check import (
     rollout_scaffolds,
     suite_lookup,
 )
-from adhere.runner._engine import (
-    Engine,
-    ModelTarget,
-    NoProgress,
-    Progress,
-    RunSummary,
-    error_verdicts,
-)
+from adhere.runner._engine import Engine, ModelTarget, error_verdicts
 from adhere.runner._estimate import (
     ModelEstimate,
     describe_estimates,
@@ -45,6 +38,8 @@ from adhere.runner._run import (
     prepare,
     run_services,
 )
+from adhere.runner._signals import STOP_SIGNALS, Interrupted, run_interruptible
+from adhere.runner._summary import NoProgress, Progress, RunSummary
 from adhere.runner._trial import (
     open_rollout_uri,
     prepare_rollout,
@@ -58,6 +53,7 @@ from adhere.runner._workspace import copy_workspace, default_work_root
 __all__ = [
     "Checked",
     "Engine",
+    "Interrupted",
     "ModelEstimate",
     "ModelTarget",
     "NoProgress",
@@ -67,6 +63,7 @@ __all__ = [
     "Progress",
     "ProxyCalls",
     "RunSummary",
+    "STOP_SIGNALS",
     "Skipped",
     "TrialPlan",
     "Validated",
@@ -98,6 +95,7 @@ __all__ = [
     "prepare_rollout",
     "rescore",
     "rollout_scaffolds",
+    "run_interruptible",
     "run_services",
     "run_stored_trial",
     "score_stored",

@@ -7,7 +7,10 @@ and — last — the result record. A failing trial is recorded as an error (all
 checks ``error``) and the run goes on. A trial the model service failed (an upstream
 fault, see :mod:`adhere.runner._faults`) is not scored and is run again, up to the
 Rollout's ``maxRetries`` times. Ctrl-C or a crash loses at most the trials in flight,
-which the next run re-runs: nothing finished is run twice.
+which the next run re-runs: nothing finished is run twice. When the run is stopped
+(cancelled: Ctrl-C, ``SIGTERM``, ``SIGHUP``), each trial in flight keeps the calls it
+made as an interrupted attempt, archived by the next run (see
+:mod:`adhere.runner._resume`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -24,9 +27,11 @@ from adhere.artifacts import ProxyCall, RolloutStore
 from adhere.core import Instance, Trajectory, Trial, TrialResult, Verdict, plain_text
 from adhere.errors import AdhereError
 from adhere.observe import Redactor, normalize, tag_sources
+from adhere.runner._attempts import start_attempt
 from adhere.runner._faults import RETRY_BACKOFF_SECONDS, outcome_counts, retry_delay, trial_fault
 from adhere.runner._fingerprint import Fingerprint, scaffold_version
-from adhere.runner._resume import resume
+from adhere.runner._interrupt import record_interrupted
+from adhere.runner._summary import NoProgress, Progress, RunSummary
 from adhere.runner._workspace import changed_files, layered, trial_workspace
 from adhere.scaffolds import (
     DEFAULT_IGNORE_DIRS,
@@ -47,11 +52,12 @@ class CallSource(Protocol):
         """Root URL through the proxy for this trial and upstream."""
         ...
 
-    async def take(self, trial_id: str) -> list[ProxyCall]:
+    async def take(self, trial_id: str, grace: float | None = None) -> list[ProxyCall]:
         """Remove and return the trial's call records, in order, once all are recorded.
 
         Called when the trial's scaffold is done; waits for its calls still in flight
-        (bounded: the proxy ends calls that outlive a grace period).
+        (bounded: the proxy ends calls that outlive a grace period, ``grace`` seconds
+        when given).
         """
         ...
 
@@ -72,54 +78,6 @@ class ModelTarget:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-class Progress(Protocol):
-    """What the engine reports progress to (a rich bar in the CLI, nothing in tests)."""
-
-    def start(self, total: int, skipped: int) -> None:
-        """The run begins: ``total`` trials, ``skipped`` of them already done."""
-
-    def finished(self, trial: Trial, result: TrialResult) -> None:
-        """One trial finished (ok or error)."""
-
-
-class NoProgress:
-    """A progress sink that shows nothing."""
-
-    def start(self, total: int, skipped: int) -> None:
-        """Ignore."""
-
-    def finished(self, trial: Trial, result: TrialResult) -> None:
-        """Ignore."""
-
-
-@dataclass
-class RunSummary:
-    """What a run did."""
-
-    planned: int = 0
-    skipped: int = 0
-    ran: int = 0
-    ok: int = 0
-    failed: int = 0
-    """Trials that ended in an error (not counting upstream faults)."""
-    faults: int = 0
-    """Trials that ended as upstream faults after their retries."""
-    retried: int = 0
-    """In-run retries of upstream faults."""
-    rerun_changed: int = 0
-    """Finished trials run again because their config changed (``--rerun-changed``)."""
-    seconds: float = 0.0
-    errors: list[str] = field(default_factory=list)
-    scoring: Any = None
-    """The :class:`~adhere.scoring._score.ScoreSummary` of the scoring pass."""
-    stopped: str | None = None
-    """With ``fail_fast``: the trial (``model/scaffold/instance``) whose failure stopped
-    the run; ``None`` when it was not stopped."""
-    cancelled: int = 0
-    """With ``fail_fast``: trials that were in flight when the run stopped (not recorded
-    as finished: the next run runs them)."""
 
 
 class _FailedFast(Exception):
@@ -184,6 +142,8 @@ class Engine:
         self.max_retries = max_retries
         """In-run retries of a trial that ended as an upstream fault."""
         self.retry_backoff_seconds = retry_backoff_seconds
+        self.interrupted: list[str] = []
+        """Ids of the trials a stopped run cut short."""
         self.workspaces: dict[str, str] = {}
         """Trial id → its workdir path while it runs (recorded in trajectory meta)."""
         self.initial: dict[str, dict[str, str]] = {}
@@ -196,13 +156,11 @@ class Engine:
         summary = RunSummary(planned=len(trials))
         todo: list[tuple[Trial, int]] = []
         for trial in trials:
-            decision = resume(self.store.read_result(trial), self.fingerprints.get(trial.id))
+            decision = start_attempt(self.store, trial, self.fingerprints.get(trial.id))
             if decision.action == "skip":
                 summary.skipped += 1
                 continue
             summary.rerun_changed += decision.action == "rerun"
-            if decision.archive is not None:
-                self.store.archive_attempt(trial, decision.archive)
             assert decision.attempt is not None
             todo.append((trial, decision.attempt))
         self.progress.start(len(trials), summary.skipped)
@@ -221,8 +179,8 @@ class Engine:
                     if result.status != "upstream_fault":
                         break
                     await asyncio.sleep(retry_delay(retry, self.retry_backoff_seconds))
-                    self.store.archive_attempt(trial, result.attempt)
-                    result = await self.run_trial(trial, result.attempt + 1)
+                    archived = self.store.archive_attempt(trial, result.attempt)
+                    result = await self.run_trial(trial, archived + 1)
                     summary.retried += 1
                 summary.ran += 1
                 if result.status == "ok":
@@ -259,7 +217,7 @@ class Engine:
         target = self.models[trial.model]
         try:
             async with trial_workspace(
-                self.work_root, trial.id, instance, in_place=self.workspace_dir
+                self.work_root, trial.id, instance, self.redactor, in_place=self.workspace_dir
             ) as (workdir, home):
                 ctx = TrialContext(
                     trial_id=trial.id,
@@ -297,7 +255,12 @@ class Engine:
         """Run one trial and persist everything about it (result last)."""
         instance = self.instances[trial.instance]
         started_at, t0 = _now(), time.monotonic()
-        outcome, final_files, error = await self._drive(trial, instance)
+        try:
+            outcome, final_files, error = await self._drive(trial, instance)
+        except asyncio.CancelledError:  # a stopped run: keep the calls made, and say so
+            self.interrupted.append(trial.id)
+            await record_interrupted(self.store, self.calls, trial, attempt, started_at)
+            raise
         records = await self.calls.take(trial.id)
         trajectory = self._trajectory(trial, instance, records, outcome, final_files)
         fault = trial_fault(records, scaffold_failed=error is not None)

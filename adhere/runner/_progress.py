@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from adhere.artifacts import Phase, RolloutStore, RunProgress, write_progress
 from adhere.core import Trial, TrialResult
-from adhere.runner._engine import NoProgress, Progress
+from adhere.runner._summary import NoProgress, Progress
 
 __all__ = ["StoreProgress"]
 
@@ -60,8 +60,10 @@ class StoreProgress:
         self.counts["running"] = min(self.parallelism, self._left)
         self.write("running", force=self._left == 0)
 
-    def write(self, phase: Phase, *, force: bool = False) -> None:
-        """Write ``progress.json`` (``phase``: running, scoring or finished)."""
+    def write(
+        self, phase: Phase, *, force: bool = False, interrupted: list[str] | None = None
+    ) -> None:
+        """Write ``progress.json`` (``phase``: running, scoring, finished or interrupted)."""
         now = time.monotonic()
         if not force and now - self._written < self.interval:
             return
@@ -69,4 +71,10 @@ class StoreProgress:
         body = RunProgress(**self.counts, phase=phase, updated_at=_now())
         if phase != "running":
             body["running"] = 0
+        if interrupted is not None:
+            body["interrupted"] = sorted(interrupted)
         write_progress(self.store, body)
+
+    def interrupted(self, trial_ids: list[str]) -> None:
+        """The run was stopped: nothing runs now; ``trial_ids`` were cut short."""
+        self.write("interrupted", force=True, interrupted=trial_ids)

@@ -9,6 +9,7 @@ the run ends.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import AsyncIterator
@@ -29,7 +30,7 @@ from adhere.observe import (
     Upstream,
 )
 from adhere.runner._check import check_run
-from adhere.runner._engine import Engine, ModelTarget, Progress, RunSummary
+from adhere.runner._engine import Engine, ModelTarget
 from adhere.runner._faults import RETRY_BACKOFF_SECONDS
 from adhere.runner._fingerprint import Fingerprint
 from adhere.runner._pairing import client_api, upstream_for
@@ -37,11 +38,12 @@ from adhere.runner._plan import TrialPlan
 from adhere.runner._preflight import preflight
 from adhere.runner._progress import StoreProgress
 from adhere.runner._reuse import ReuseCheck, check_reuse, plan_fingerprints
+from adhere.runner._summary import Progress, RunSummary
 from adhere.runner._workspace import default_work_root
 from adhere.scaffolds import Scaffold, default_cache_dir
 from adhere.scoring import Scorer, score_rollout
 from adhere.spec import Endpoint, JudgePanel, RunConfig
-from adhere.store import open_store
+from adhere.store import FileStore, open_store
 from adhere.suites import Suite, get_suite
 
 log = logging.getLogger(__name__)
@@ -105,6 +107,14 @@ def prepare(config: RunConfig, *, rerun_changed: bool = False) -> Prepared:
     )
 
 
+def clean_stale_temp_files(store: RolloutStore) -> None:
+    """Remove what killed writers left in the rollout's directory (a ``file://`` store)."""
+    if isinstance(store.store, FileStore):
+        removed = store.store.remove_stale_temp_files(store.key(""))
+        if removed:
+            log.info("removed %d temporary file(s) of killed writes", len(removed))
+
+
 def model_secrets(config: RunConfig) -> list[str]:
     """The API keys of the rollout's real endpoints (read now from env vars or files)."""
     keys = []
@@ -163,9 +173,9 @@ class ProxyCalls:
         """The URL a trial's scaffold calls for ``upstream`` (the proxy's trial prefix)."""
         return self.proxy.trial_base_url(trial_id, upstream)
 
-    async def take(self, trial_id: str) -> list[ProxyCall]:
+    async def take(self, trial_id: str, grace: float | None = None) -> list[ProxyCall]:
         """The trial's call records once all are in, removed from the proxy's memory."""
-        await self.proxy.settle(trial_id, self.settle_seconds)
+        await self.proxy.settle(trial_id, self.settle_seconds if grace is None else grace)
         return self.sink.take(trial_id)
 
 
@@ -232,6 +242,7 @@ async def execute(
     ``fail_fast`` the first trial that fails stops the run (``summary.stopped``).
     """
     cache_dir = default_cache_dir()
+    clean_stale_temp_files(prepared.store)
     # progress.json in the store: what `adhere exporter` reports as trials running.
     tracked = StoreProgress(prepared.store, prepared.config.rollout.spec.parallelism, progress)
     async with run_services(prepared) as (calls, targets):
@@ -259,17 +270,21 @@ async def execute(
             fingerprints=prepared.fingerprints,
             fail_fast=fail_fast,
         )
-        summary = await engine.run(prepared.trials)
-        tracked.write("scoring", force=True)
-        panel = prepared.config.judge_panel
-        summary.scoring = await scorer(
-            prepared.store,
-            {i.id: i for i in prepared.instances},
-            lambda name: prepared.suite if name == prepared.suite.name else get_suite(name),
-            panel=panel,
-            judge_endpoints=judge_endpoints(panel, calls.served),
-            cache=StoreVerdictCache(prepared.store.store),
-            parallelism=prepared.config.rollout.spec.parallelism,
-        )
+        try:
+            summary = await engine.run(prepared.trials)
+            tracked.write("scoring", force=True)
+            panel = prepared.config.judge_panel
+            summary.scoring = await scorer(
+                prepared.store,
+                {i.id: i for i in prepared.instances},
+                lambda name: prepared.suite if name == prepared.suite.name else get_suite(name),
+                panel=panel,
+                judge_endpoints=judge_endpoints(panel, calls.served),
+                cache=StoreVerdictCache(prepared.store.store),
+                parallelism=prepared.config.rollout.spec.parallelism,
+            )
+        except asyncio.CancelledError:  # stopped: no trial is running any more
+            tracked.interrupted(engine.interrupted)
+            raise
         tracked.write("finished", force=True)
         return summary

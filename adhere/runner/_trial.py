@@ -22,8 +22,9 @@ copy-workspace``) and names it in ``$ADHERE_WORKSPACE_DIR``; the trial then runs
 that directory as it is instead of writing the stored files into a fresh one.
 
 Attempts: a trial whose stored result is ``ok`` is not run again. Files of an earlier
-attempt (a stored error, or the leftovers of a killed pod) move to ``attempt-<n>/``
-first, so every attempt's artifacts are kept.
+attempt (a stored error, an interrupted attempt, or the leftovers of a killed pod)
+move to ``attempt-<n>/`` first, numbered as :mod:`adhere.runner._resume` says, so
+every attempt's artifacts are kept and none is overwritten.
 
 ``adhere trial score --rollout-uri URI`` scores the finished trials of a stored
 rollout (in-process or on Ray): the entrypoint of the operator's scoring RayJob.
@@ -46,6 +47,7 @@ from adhere.core import Instance, Trial, TrialResult
 from adhere.errors import SpecError, StoreError
 from adhere.models import provider_for
 from adhere.observe import DEFAULT_SETTLE_SECONDS, JsonlDirSink, Redactor
+from adhere.runner._attempts import start_attempt
 from adhere.runner._check import plan_rollout, suite_lookup
 from adhere.runner._engine import Engine, ModelTarget
 from adhere.runner._pairing import client_api
@@ -169,9 +171,9 @@ class DirCalls:
         """Root URL through the proxy for this trial and upstream."""
         return f"{self.proxy_url}/t/{trial_id}/{upstream}"
 
-    async def take(self, trial_id: str) -> list[ProxyCall]:
+    async def take(self, trial_id: str, grace: float | None = None) -> list[ProxyCall]:
         """The trial's records once all are written, in ``seq`` order."""
-        expected = await self._settle(trial_id)
+        expected = await self._settle(trial_id, self.settle_seconds if grace is None else grace)
         deadline = time.monotonic() + self.read_seconds
         seen = -1
         while True:
@@ -186,14 +188,14 @@ class DirCalls:
             seen = len(records)
             await asyncio.sleep(0.1)
 
-    async def _settle(self, trial_id: str) -> int | None:
+    async def _settle(self, trial_id: str, grace: float) -> int | None:
         """How many calls the trial started, once none is in flight; ``None``: unknown."""
         url = f"{self.proxy_url}/trials/{trial_id}/settle"
-        limit = aiohttp.ClientTimeout(total=self.settle_seconds + 30)
+        limit = aiohttp.ClientTimeout(total=grace + 30)
         try:
             async with aiohttp.ClientSession() as session:
                 async with session.post(
-                    url, params={"grace": f"{self.settle_seconds:g}"}, timeout=limit
+                    url, params={"grace": f"{grace:g}"}, timeout=limit
                 ) as response:
                     if response.status != 200:
                         return None
@@ -233,17 +235,15 @@ def _find_trial(trials: Sequence[Trial], trial_id: str, where: str) -> Trial:
 
 
 def _start_attempt(store: RolloutStore, trial: Trial, attempt: int | None) -> int | None:
-    """Archive an earlier attempt's files; the attempt to run (None: already ok)."""
-    previous = store.read_result(trial)
-    if previous is not None and previous.status == "ok":
+    """Archive an earlier attempt's files; the attempt to run (None: already ok).
+
+    The number is ``attempt`` (the operator's count) unless the store holds that one
+    or a later one already: an archived attempt is never overwritten.
+    """
+    decision = start_attempt(store, trial, None)
+    if decision.attempt is None:
         return None
-    if previous is not None:
-        store.archive_attempt(trial, previous.attempt)
-        return attempt or previous.attempt + 1
-    if attempt is not None and attempt > 1:
-        if store.has_files(trial):
-            store.archive_attempt(trial, attempt - 1)  # leftovers of a killed attempt
-    return attempt or 1
+    return max(attempt or 1, decision.attempt)
 
 
 async def run_stored_trial(

@@ -10,9 +10,11 @@ from pathlib import Path, PurePosixPath
 
 from adhere.core import Instance
 from adhere.errors import SpecError
+from adhere.observe import REDACTED, Redactor
 
 KEEP_ENV = "ADHERE_KEEP_WORK"
-"""Set to 1 to keep trial scratch directories after the trial (for debugging)."""
+"""Set to 1 to keep trial scratch directories after the trial (for debugging); the kept
+files are redacted first (:func:`redact_tree`)."""
 IN_PLACE_ENV = "ADHERE_WORKSPACE_DIR"
 """Set by a cluster pod that runs in its instance's image: the workspace is already
 there, at this directory (the instance's ``workspace_abs_path``), and the trial runs
@@ -119,11 +121,49 @@ def _place_link(src: Path, dst: Path) -> None:
     os.symlink(os.readlink(src), dst)
 
 
+def redact_tree(root: Path, redactor: Redactor) -> list[Path]:
+    """Redact every regular file under ``root`` in place; the files it changed.
+
+    A UTF-8 file gets :meth:`Redactor.text` (known secrets and key-shaped tokens);
+    any other file has the bytes of each known secret replaced. Links are not followed.
+    """
+    changed: list[Path] = []
+    needles = [secret.encode("utf-8") for secret in redactor.secrets]
+    for current, _dirs, names in os.walk(root, followlinks=False):
+        for name in names:
+            path = Path(current) / name
+            if path.is_symlink() or not path.is_file():
+                continue
+            try:
+                data = path.read_bytes()
+                try:
+                    cleaned = redactor.text(data.decode("utf-8")).encode("utf-8")
+                except UnicodeDecodeError:
+                    cleaned = data
+                    for needle in needles:
+                        cleaned = cleaned.replace(needle, REDACTED.encode("utf-8"))
+                if cleaned != data:
+                    path.write_bytes(cleaned)
+                    changed.append(path)
+            except OSError:
+                continue
+    return changed
+
+
 @asynccontextmanager
 async def trial_workspace(
-    root: Path, trial_id: str, instance: Instance, *, in_place: Path | None = None
+    root: Path,
+    trial_id: str,
+    instance: Instance,
+    redactor: Redactor | None = None,
+    *,
+    in_place: Path | None = None,
 ) -> AsyncIterator[tuple[Path, Path]]:
     """Create ``<root>/<trial>/{work,home}`` with the instance's workspace; remove it afterwards.
+
+    With ``ADHERE_KEEP_WORK=1`` it is kept instead, with every file passed through
+    :func:`redact_tree` (``redactor``, else one that removes key-shaped tokens only),
+    so no live key stays in a kept copy.
 
     The workspace's directories are copied as they are (:func:`copy_layer`), else its
     files written. A local run refuses instances whose workspace is only an image when
@@ -149,6 +189,8 @@ async def trial_workspace(
         finally:
             if os.environ.get(KEEP_ENV) != "1":
                 shutil.rmtree(root / trial_id, ignore_errors=True)
+            else:
+                redact_tree(root / trial_id, redactor or Redactor())
         return
     if instance.workspace.image_only:
         raise SpecError(
@@ -171,6 +213,8 @@ async def trial_workspace(
     finally:
         if os.environ.get(KEEP_ENV) != "1":
             shutil.rmtree(base, ignore_errors=True)
+        else:
+            redact_tree(base, redactor or Redactor())
 
 
 def changed_files(

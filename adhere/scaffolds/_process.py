@@ -5,6 +5,11 @@ background child that keeps a pipe open cannot then hang the runner, and the who
 output stays available for parsing. When the deadline passes, the whole process
 group gets SIGTERM, then SIGKILL after a grace period; after a normal exit, whatever
 the CLI left running in its group is killed too.
+
+On Linux the CLI runs under a guard (:mod:`adhere.scaffolds._guard`), a tiny parent
+that is a child subreaper and dies with the runner: whatever the CLI starts — also
+daemons that left its session — is ended when the CLI exits, when the group is
+signalled, or when the runner dies, even by ``SIGKILL``.
 """
 
 from __future__ import annotations
@@ -12,7 +17,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import signal
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -20,13 +27,29 @@ from pathlib import Path
 
 from adhere.scaffolds._types import TurnOutcome
 
-__all__ = ["Completed", "kill_group", "run_process", "tail"]
+__all__ = ["Completed", "guarded", "kill_group", "run_process", "tail"]
 
 TAIL_CHARS = 4000
 """How much of stdout and stderr a :class:`TurnOutcome` keeps."""
 
 _MAX_READ = 64 * 1024 * 1024
 _GRACE_SECONDS = 3.0
+_GUARD = Path(__file__).with_name("_guard.py")
+
+
+def guarded(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
+    """``argv`` run under the guard where it works (Linux), else ``argv`` itself.
+
+    Raises:
+        FileNotFoundError: The program is not on ``env``'s ``PATH`` (checked here, as
+            the guard could only report it by its exit status).
+    """
+    if not sys.platform.startswith("linux"):
+        return list(argv)
+    program = argv[0]
+    if "/" not in program and shutil.which(program, path=env.get("PATH", os.defpath)) is None:
+        raise FileNotFoundError(2, "No such file or directory", program)
+    return [sys.executable, "-I", "-S", str(_GUARD), str(os.getpid()), *argv]
 
 
 @dataclass(frozen=True)
@@ -74,7 +97,7 @@ async def run_process(
     timed_out = False
     with out_path.open("wb") as out, err_path.open("wb") as err:
         process = await asyncio.create_subprocess_exec(
-            *argv,
+            *guarded(argv, env),
             cwd=cwd,
             env=dict(env),
             stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,

@@ -12,6 +12,7 @@ instance the panel also says which side the run followed (:func:`judge_conflict_
 
 from adhere.scoring._conflict import conflict_question, judge_conflict_trial
 from adhere.scoring._evidence import gather_evidence
+from adhere.scoring._judge_calls import judge_call_log
 from adhere.scoring._score import (
     DecidedChecks,
     JudgeAsks,
@@ -36,6 +37,7 @@ __all__ = [
     "Scorer",
     "decide_checks",
     "gather_evidence",
+    "judge_call_log",
     "judge_checks",
     "ok_trials",
     "record_trial",

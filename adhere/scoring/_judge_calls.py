@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from adhere.artifacts import JudgeCallRecord
+from adhere.artifacts import JudgeCallRecord, RolloutStore, append_judge_calls
 from adhere.judging import JudgeCall
 from adhere.models import ChatResponse
 
-__all__ = ["judge_call_record"]
+__all__ = ["judge_call_log", "judge_call_record"]
+
+
+def judge_call_log(store: RolloutStore) -> Callable[[JudgeCallRecord], None]:
+    """Append one record to the rollout's ``judge_calls.jsonl`` (as each call ends)."""
+
+    def log(record: JudgeCallRecord) -> None:
+        append_judge_calls(store, [record])
+
+    return log
 
 
 def judge_call_record(

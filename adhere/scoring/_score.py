@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from adhere.artifacts import JudgeCallRecord, RolloutStore, append_judge_calls
+from adhere.artifacts import JudgeCallRecord, RolloutStore
 from adhere.core import ChatMessage, Check, Evidence, Instance, Trajectory, Trial, Verdict
 from adhere.judging import (
     Ask,
@@ -42,7 +42,7 @@ from adhere.judging import (
 from adhere.models import EndpointLimiter, ModelClient, open_client
 from adhere.scoring._conflict import judge_conflict_trial
 from adhere.scoring._evidence import gather_evidence
-from adhere.scoring._judge_calls import judge_call_record
+from adhere.scoring._judge_calls import judge_call_log, judge_call_record
 from adhere.spec import Endpoint, JudgePanel
 from adhere.suites import Suite
 from adhere.wire import ChatRequest
@@ -109,13 +109,19 @@ class JudgeAsks:
         endpoints: Judge name → endpoint (``scripted`` already resolved to a URL).
         limiters: Judge name → a limiter to share (the Ray path's limiter actors);
             by default each client keeps its endpoint's limits on its own.
+        on_record: Called with each call's record as the call ends (the scoring pass
+            appends it to ``judge_calls.jsonl`` then, so a killed pass keeps the
+            records of the calls it paid for).
     """
 
     def __init__(
         self,
         endpoints: Mapping[str, Endpoint],
         limiters: Mapping[str, EndpointLimiter] | None = None,
+        *,
+        on_record: Callable[[JudgeCallRecord], None] | None = None,
     ) -> None:
+        self.on_record = on_record
         shared = limiters or {}
         self.clients: dict[str, ModelClient] = {
             name: open_client(endpoint, limiter=shared.get(name))
@@ -164,14 +170,17 @@ class JudgeAsks:
                     )
                 )
             except Exception as exc:
-                seconds = time.monotonic() - started
-                self.records.append(judge_call_record(call, judge, seconds, error=exc))
+                self._record(judge_call_record(call, judge, time.monotonic() - started, error=exc))
                 raise
-            seconds = time.monotonic() - started
-            self.records.append(judge_call_record(call, judge, seconds, response))
+            self._record(judge_call_record(call, judge, time.monotonic() - started, response))
             return response.message.content
 
         return ask
+
+    def _record(self, record: JudgeCallRecord) -> None:
+        self.records.append(record)
+        if self.on_record is not None:
+            self.on_record(record)
 
     async def aclose(self) -> None:
         """Close every client."""
@@ -374,7 +383,11 @@ async def score_rollout(
     started = time.monotonic()
     summary = ScoreSummary()
     trials = ok_trials(store, instances, summary)
-    asks = JudgeAsks(judge_endpoints or {}) if panel is not None else None
+    asks = (
+        JudgeAsks(judge_endpoints or {}, on_record=judge_call_log(store))
+        if panel is not None
+        else None
+    )
     judges = asks.judges(panel) if panel is not None and asks is not None else []
     semaphore = asyncio.Semaphore(parallelism)
 
@@ -393,7 +406,6 @@ async def score_rollout(
     finally:
         if asks is not None:
             summary.judge_calls = asks.calls
-            append_judge_calls(store, asks.records)
             await asks.aclose()
         summary.seconds = time.monotonic() - started
     return summary

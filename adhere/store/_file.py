@@ -3,11 +3,30 @@
 from __future__ import annotations
 
 import os
+import re
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 from adhere.errors import StoreError
+
+_TEMP = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)-[^.]+\.tmp")
+"""A write's temporary file: ``.<name>.<writer pid>-<random>.tmp``."""
+OLD_TEMP_SECONDS = 3600.0
+"""A temporary file with no writer pid in its name is stale after this long."""
+
+
+def _writer_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
 
 
 class FileStore:
@@ -17,6 +36,10 @@ class FileStore:
     the target (``os.replace`` is atomic on POSIX), so a crashed or killed process
     never leaves a partial file. ``durable=True`` writes are also fsynced before the
     rename; the runner uses them for the record that marks a trial finished.
+
+    A killed writer can leave its temporary file behind (``.<name>.<pid>-<random>.tmp``,
+    skipped by :meth:`list`); :meth:`remove_stale_temp_files` removes those whose
+    writer is gone.
     """
 
     def __init__(self, root: Path) -> None:
@@ -37,7 +60,9 @@ class FileStore:
             if path.parent not in self._dirs:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 self._dirs.add(path.parent)
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            fd, tmp = tempfile.mkstemp(
+                prefix=f".{path.name}.{os.getpid()}-", suffix=".tmp", dir=path.parent
+            )
             try:
                 with os.fdopen(fd, "wb") as handle:
                     handle.write(data)
@@ -50,6 +75,19 @@ class FileStore:
                 raise
         except OSError as exc:
             raise StoreError(f"cannot write {path}: {exc.strerror}") from exc
+
+    def append_bytes(self, key: str, data: bytes) -> None:
+        """Append ``data`` to a file (created if missing) in one ``write`` call."""
+        path = self._path(key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, data)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            raise StoreError(f"cannot append to {path}: {exc.strerror}") from exc
 
     def read_bytes(self, key: str) -> bytes:
         """Read a value."""
@@ -78,6 +116,37 @@ class FileStore:
                 full = Path(dirpath) / name
                 found.append(full.relative_to(self.root).as_posix())
         yield from sorted(found)
+
+    def remove_stale_temp_files(self, prefix: str = "") -> tuple[str, ...]:
+        """Remove the temporary files of writes whose writer died; their paths.
+
+        A temporary file whose writer pid (in its name) is no live process on this
+        machine is stale; one without a pid (an older version's) is stale once it is
+        :data:`OLD_TEMP_SECONDS` old. A live writer's files are left alone, so a run
+        may call this while another writes to the same store.
+        """
+        base = self._path(prefix) if prefix.strip("/") else self.root
+        removed: set[str] = set()
+        if not base.is_dir():
+            return ()
+        now = time.time()
+        for dirpath, _dirs, files in os.walk(base):
+            for name in files:
+                if not (name.startswith(".") and name.endswith(".tmp")):
+                    continue
+                path = Path(dirpath) / name
+                match = _TEMP.fullmatch(name)
+                try:
+                    if match is not None:
+                        stale = not _writer_alive(int(match["pid"]))
+                    else:
+                        stale = now - path.stat().st_mtime > OLD_TEMP_SECONDS
+                    if stale:
+                        path.unlink()
+                        removed.add(str(path))
+                except OSError:  # gone meanwhile (its writer finished), or not ours
+                    continue
+        return tuple(sorted(removed))
 
     def rename(self, key: str, new_key: str) -> None:
         """Move a value."""

@@ -31,7 +31,7 @@ from adhere.runner import (
     suite_lookup,
 )
 from adhere.scaffolds import default_cache_dir
-from adhere.scoring import JudgeAsks, ScoreSummary, score_trial
+from adhere.scoring import JudgeAsks, ScoreSummary, judge_call_log, score_trial
 from adhere.workflows._feedback import (
     CarriedTrial,
     CorrectedTrial,
@@ -186,7 +186,11 @@ async def _score(
     panel = prepared.config.judge_panel
     store = prepared.store
     async with AsyncExitStack() as stack:
-        asks = JudgeAsks(judge_endpoints(panel, served)) if panel is not None else None
+        asks = (
+            JudgeAsks(judge_endpoints(panel, served), on_record=judge_call_log(store))
+            if panel is not None
+            else None
+        )
         if asks is not None:
             stack.push_async_callback(asks.aclose)
         judges = asks.judges(panel) if panel is not None and asks is not None else []

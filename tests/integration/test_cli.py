@@ -1,5 +1,6 @@
 """The command line: bad input gets one clear line, generation is reproducible, Ctrl-C resumes."""
 
+import json
 import signal
 import subprocess
 import sys
@@ -114,10 +115,24 @@ def test_ctrl_c_then_resume(tmp_path: Path, write_specs) -> None:
     assert proc.returncode == 130, err
     assert "interrupted" in err and "resume" in err
     assert len(list(trials.rglob("result.json"))) == 4  # the held trials did not finish
+    # The 2 trials in flight are recorded as interrupted, with the call they were in if
+    # they had sent it (a trial may be stopped before its first call).
+    progress = json.loads((trials.parent / "progress.json").read_text())
+    assert progress["phase"] == "interrupted" and len(progress["interrupted"]) == 2
+    marked = sorted(p.parent for p in trials.rglob("interrupted.json"))
+    assert len(marked) == 2
+    for folder in marked:
+        made = json.loads((folder / "interrupted.json").read_text())["calls"]
+        log = folder / "calls.jsonl"
+        calls = [json.loads(line) for line in log.read_text().splitlines()] if made else []
+        assert len(calls) == made <= 1 and all(c["error"] for c in calls)  # held, then ended
     release.touch()
     again = run_cli("run", str(path), "--quiet", "--no-report")
     assert again.returncode == 0, again.stderr
     assert "32 ran (32 ok, 0 failed), 4 already done" in again.stderr
+    for folder in marked:  # the interrupted attempt is kept; attempt 2 finished
+        assert (folder / "attempt-1" / "interrupted.json").is_file()
+        assert json.loads((folder / "result.json").read_text())["attempt"] == 2
 
 
 def test_trajectory_show_prints_tagged_messages(tmp_path: Path, write_specs) -> None:

@@ -108,11 +108,18 @@ async def test_outage_mid_trial_then_resume_loses_nothing_and_duplicates_nothing
     summary = await execute(prepare(load_run_config([path])))
     assert (summary.skipped, summary.ran, summary.ok) == (4, 8, 8)
     dirs = trial_dirs(s3, "r")
+    # The cut attempt's files are kept aside as attempt-1/, never overwritten.
+    assert sorted(dirs.pop(f"{cut_folder}/attempt-1")) == [
+        "calls.jsonl",
+        "scaffold.json",
+        "trajectory.json",
+    ]
     assert len(dirs) == 12 and all(sorted(names) == SCORED for names in dirs.values())
     assert all(s3.read_bytes(f"{f}/result.json") == before[f] for f in done)  # not run again
-    results = [TrialResult.model_validate_json(s3.read_bytes(f"{f}/result.json")) for f in dirs]
-    assert len({r.trial_id for r in results}) == 12
-    assert all(r.status == "ok" and r.attempt == 1 for r in results)
+    results = {f: TrialResult.model_validate_json(s3.read_bytes(f"{f}/result.json")) for f in dirs}
+    assert len({r.trial_id for r in results.values()}) == 12
+    assert all(r.status == "ok" for r in results.values())
+    assert {f: r.attempt for f, r in results.items() if r.attempt != 1} == {cut_folder: 2}
     verdicts = json.loads(s3.read_bytes(f"{cut_folder}/verdicts.json"))
     assert verdicts and all(v["result"] == "pass" for v in verdicts)  # oracle, scored whole
     for key in s3.list("r"):
