@@ -51,6 +51,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from adhere.artifacts._instances import decode_instances, encode_instances
 from adhere.artifacts._records import (
     VERDICT_LIST,
@@ -260,7 +262,14 @@ class RolloutStore:
         key = self.trial_key(trial, TRAJECTORY)
         if not self.store.exists(key):
             return None
-        return Trajectory.model_validate_json(self.store.read_bytes(key))
+        try:
+            return Trajectory.model_validate_json(self.store.read_bytes(key))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first.get("loc", ())) or "(top level)"
+            raise StoreError(
+                f"{self.where(key)}: not a stored trajectory: {where}: {first['msg']}"
+            ) from None
 
     def write_json(self, trial: Trial, name: str, data: Any) -> None:
         """Store another JSON artifact of a trial (e.g. ``scaffold.json``)."""

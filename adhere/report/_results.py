@@ -186,7 +186,13 @@ def octobench_tables(
     names = (report.isr_name, report.csr_name)
     per_judge = per_judge_trials(collected.trials, judged)
     tables = paper_tables(sets, sources, names, per_judge=per_judge)
-    figure = turns_figure(sets, interaction_turns(store), report.isr_name)
+    unreadable: list[str] = []
+    figure = turns_figure(sets, interaction_turns(store, unreadable), report.isr_name)
+    if unreadable:
+        report.notes.append(
+            f"Figure 3 leaves out {len(unreadable)} trial(s) whose trajectory cannot be "
+            f"read: {'; '.join(unreadable[:3])}{' …' if len(unreadable) > 3 else ''}"
+        )
     if figure is None:
         return tables, None
     table, svg = figure

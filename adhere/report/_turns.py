@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from adhere.artifacts import RolloutStore
+from adhere.errors import StoreError
 from adhere.metrics import ScoredTrial, Table
 from adhere.report._judges import across_judges, combined_by
 from adhere.report._plot import Span, line_plot_svg
@@ -60,11 +61,20 @@ def bin_label(index: int) -> str:
     return str(low) if low == high else f"{low}–{high}"
 
 
-def interaction_turns(store: RolloutStore) -> dict[str, int]:
-    """Trial id → assistant turns of its stored trajectory (trials without one absent)."""
+def interaction_turns(store: RolloutStore, unreadable: list[str] | None = None) -> dict[str, int]:
+    """Trial id → assistant turns of its stored trajectory (trials without one absent).
+
+    A trajectory that cannot be read is left out too; its problem is appended to
+    ``unreadable`` (when given) so the report can say which trials Figure 3 lacks.
+    """
     out: dict[str, int] = {}
     for stored in store.iter_trials():
-        trajectory = store.read_trajectory(stored.result.trial)
+        try:
+            trajectory = store.read_trajectory(stored.result.trial)
+        except StoreError as exc:
+            if unreadable is not None:
+                unreadable.append(str(exc))
+            continue
         if trajectory is not None:
             out[stored.result.trial.id] = len(trajectory.assistant_turns())
     return out

@@ -3,6 +3,8 @@
 import json
 from pathlib import Path
 
+import pytest
+
 import adhere.artifacts as artifacts
 from adhere.artifacts import CachedReader, RolloutStore, RunProgress, write_progress
 from adhere.core import Trial, TrialResult, Verdict
@@ -79,3 +81,14 @@ def test_attempts_copy_and_cached_reader(tmp_path: Path) -> None:
         "calls.jsonl"
     ]
     assert artifacts.feedback_run_name("r", "new-turn") == "r-feedback-turn"
+
+
+def test_an_unreadable_trajectory_is_a_store_error_naming_the_file(tmp_path: Path) -> None:
+    from adhere.errors import StoreError
+
+    store = RolloutStore(FileStore(tmp_path), "r")
+    trial = Trial(rollout="r", model="m", scaffold="chat", instance="i", repeat=0)
+    store.store.write_bytes(store.trial_key(trial, "trajectory.json"), b"{not json")
+    with pytest.raises(StoreError) as info:
+        store.read_trajectory(trial)
+    assert "trajectory.json" in str(info.value) and "not a stored trajectory" in str(info.value)
