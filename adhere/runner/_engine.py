@@ -24,7 +24,13 @@ from adhere.artifacts import ProxyCall, RolloutStore
 from adhere.core import Instance, Trajectory, Trial, TrialResult, Verdict, plain_text
 from adhere.errors import AdhereError
 from adhere.observe import Redactor, normalize, tag_sources
-from adhere.runner._faults import RETRY_BACKOFF_SECONDS, outcome_counts, retry_delay, trial_fault
+from adhere.runner._faults import (
+    RETRY_BACKOFF_SECONDS,
+    outcome_counts,
+    reasoning_total,
+    retry_delay,
+    trial_fault,
+)
 from adhere.runner._fingerprint import Fingerprint, scaffold_version
 from adhere.runner._resume import resume
 from adhere.runner._workspace import changed_files, layered, trial_workspace
@@ -337,6 +343,7 @@ class Engine:
             calls=len(records),
             input_tokens=sum(int(u.get("input_tokens", 0)) for u in usage),
             output_tokens=sum(int(u.get("output_tokens", 0)) for u in usage),
+            reasoning_tokens=reasoning_total(records),
             outcomes=outcome_counts(records),
             scaffold_version=scaffold_version(self.scaffolds[trial.scaffold]),
         )

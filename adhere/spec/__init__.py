@@ -7,7 +7,15 @@ the field path and what was expected.
 
 from adhere.spec._config import RunConfig, load_run_config
 from adhere.spec._crds import crd_manifests, render_crds
-from adhere.spec._endpoint import ApiKind, Endpoint, Limits, SecretKeyRef, SecretSource
+from adhere.spec._endpoint import (
+    EFFORT_BUDGETS,
+    ApiKind,
+    Endpoint,
+    Limits,
+    Reasoning,
+    SecretKeyRef,
+    SecretSource,
+)
 from adhere.spec._load import (
     format_location,
     is_bindings_document,
@@ -62,6 +70,7 @@ __all__ = [
     "BenchmarkSpec",
     "BenchmarkStatus",
     "Condition",
+    "EFFORT_BUDGETS",
     "Endpoint",
     "FROM_INSTANCE",
     "Filters",
@@ -70,6 +79,7 @@ __all__ = [
     "JudgePanelSpec",
     "JudgePanelStatus",
     "Limits",
+    "Reasoning",
     "MAX_DEPTH",
     "ModelSpec",
     "ObjectMeta",

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from adhere.spec import EFFORT_BUDGETS
 from adhere.wire._reassemble_base import Api
 from adhere.wire._server_codec import StopReason
 
@@ -35,9 +36,6 @@ __all__ = [
 Effort = Literal["minimal", "low", "medium", "high"]
 ToolChoice = str
 """``auto``, ``none``, ``required``, or the name of the one tool the model must call."""
-
-EFFORT_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 24576}
-"""Thinking-token budget an effort stands for in the shapes that take a budget."""
 
 
 @dataclass(frozen=True)
@@ -184,6 +182,12 @@ def write_sampling(api: Api, body: dict[str, Any], sampling: Sampling, *, has_to
             budget = max(1024, min(budget, int(body["max_tokens"]) - 1))
             if budget < int(body["max_tokens"]):
                 body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+                # Thinking takes no temperature other than 1, and no top_p below 0.95.
+                if body.get("temperature") not in (None, 1, 1.0):
+                    del body["temperature"]
+                top_p = body.get("top_p")
+                if isinstance(top_p, int | float) and top_p < 0.95:
+                    del body["top_p"]
         return
     if api == "gemini":
         config = body.setdefault("generationConfig", {})

@@ -6,7 +6,7 @@ from typing import Any
 
 from adhere.core import ChatMessage, ToolSpec, Usage
 from adhere.spec import Endpoint
-from adhere.wire._client_codec import ParsedReply, add_sampling
+from adhere.wire._client_codec import ParsedReply, add_reasoning, add_sampling
 from adhere.wire._exchange import ChatRequest
 from adhere.wire._json import (
     StreamFailure,
@@ -58,6 +58,7 @@ class AnthropicWire:
         if request.system:
             body["system"] = request.system
         add_sampling(body, request, endpoint, encode_anthropic_tools(request.tools), stream)
+        add_reasoning("anthropic", body, endpoint)
         return body
 
     def parse_reply(self, data: dict[str, Any]) -> ParsedReply:
