@@ -10,6 +10,7 @@ from adhere.spec._crds import crd_manifests, render_crds
 from adhere.spec._endpoint import (
     EFFORT_BUDGETS,
     ApiKind,
+    Effort,
     Endpoint,
     Limits,
     Reasoning,
@@ -71,6 +72,7 @@ __all__ = [
     "BenchmarkStatus",
     "Condition",
     "EFFORT_BUDGETS",
+    "Effort",
     "Endpoint",
     "FROM_INSTANCE",
     "Filters",

@@ -10,6 +10,9 @@ from pydantic import Field, field_validator, model_validator
 
 from adhere.core import SpecModel
 
+Effort = Literal["none", "minimal", "low", "medium", "high"]
+"""A reasoning effort; ``none`` turns thinking off."""
+
 ApiKind = Literal["openai", "anthropic", "openai-responses", "gemini"]
 """An endpoint's API shape: OpenAI Chat Completions (``openai``), Anthropic Messages,
 OpenAI Responses or Gemini ``generateContent``."""
@@ -128,7 +131,7 @@ class CallControls(SpecModel):
     Applied in the call's own API shape (and carried across a translation): an agent
     CLI's own output cap is lowered to ``maxOutputTokens``, its temperature and
     reasoning settings replaced. A reasoning effort becomes a thinking budget for
-    Anthropic and Gemini (minimal 1,024, low 2,048, medium 8,192, high 24,576 tokens)
+    Anthropic and Gemini (none 0, minimal 1,024, low 2,048, medium 8,192, high 24,576 tokens)
     and a budget the nearest effort for the OpenAI shapes.
     """
 
@@ -139,17 +142,23 @@ class CallControls(SpecModel):
         "streams until the timeout).",
     )
     temperature: float | None = Field(default=None, ge=0, description="Sampling temperature.")
-    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = Field(
-        default=None, description="Reasoning effort."
-    )
+    reasoning_effort: Effort | None = Field(default=None, description="Reasoning effort.")
     thinking_budget: int | None = Field(
         default=None, ge=1, description="Thinking-token budget (Anthropic, Gemini)."
     )
 
 
-EFFORT_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 24576}
+EFFORT_BUDGETS: dict[str, int] = {
+    "none": 0,
+    "minimal": 1024,
+    "low": 2048,
+    "medium": 8192,
+    "high": 24576,
+}
 """Thinking-token budget a reasoning effort stands for in the shapes that take a budget
-(Anthropic, Gemini); a budget sent to an OpenAI shape becomes the nearest effort."""
+(Anthropic, Gemini); a budget sent to an OpenAI shape becomes the nearest effort other
+than ``none``. ``none`` turns thinking off: no Anthropic ``thinking``, a Gemini budget
+of 0, OpenAI's ``none`` effort."""
 
 
 class Reasoning(SpecModel):
@@ -164,7 +173,7 @@ class Reasoning(SpecModel):
     that takes an effort gets ``effort``, else the effort nearest ``budgetTokens``.
     """
 
-    effort: Literal["minimal", "low", "medium", "high"] | None = Field(
+    effort: Effort | None = Field(
         default=None, description="Reasoning effort (OpenAI shapes' own setting)."
     )
     budget_tokens: int | None = Field(
@@ -177,7 +186,9 @@ class Reasoning(SpecModel):
     @model_validator(mode="after")
     def _one_at_least(self) -> Reasoning:
         if self.effort is None and self.budget_tokens is None:
-            raise ValueError("give 'effort' (minimal, low, medium, high), 'budgetTokens', or both")
+            raise ValueError(
+                "give 'effort' (none, minimal, low, medium, high), 'budgetTokens', or both"
+            )
         return self
 
     @property
@@ -239,6 +250,8 @@ class Endpoint(SpecModel):
                 "give reasoning once: 'reasoning' (every call) or 'controls.reasoningEffort' / "
                 "'controls.thinkingBudget' (scaffolds' calls only), not both"
             )
+        if self.reasoning.budget == 0:  # thinking off
+            return self
         if self.api == "anthropic" and self.reasoning.budget < 1024:
             raise ValueError(
                 f"reasoning.budgetTokens: an anthropic endpoint takes a thinking budget of "

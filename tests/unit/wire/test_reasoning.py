@@ -92,7 +92,7 @@ def test_reasoning_needs_a_value_and_is_given_once():
     with pytest.raises(ValidationError, match="give 'effort'"):
         endpoint(reasoning={})
     with pytest.raises(
-        ValidationError, match="Input should be 'minimal', 'low', 'medium' or 'high'"
+        ValidationError, match="Input should be 'none', 'minimal', 'low', 'medium' or 'high'"
     ):
         endpoint(reasoning={"effort": "max"})
     with pytest.raises(ValidationError, match="give reasoning once"):
@@ -240,3 +240,26 @@ def test_a_translated_call_counts_the_upstreams_reasoning_tokens():
     assert translated.reasoning_tokens == 6
     native = ProxyCall.from_json_dict({**base, "usage": {**base["usage"], "reasoning_tokens": 5}})
     assert native.reasoning_tokens == 5
+
+
+@pytest.mark.parametrize(
+    ("api", "read", "expected"),
+    [
+        ("openai", lambda b: b["reasoning_effort"], "none"),
+        ("openai-responses", lambda b: b["reasoning"], {"effort": "none"}),
+        ("anthropic", lambda b: "thinking" in b, False),
+        ("gemini", lambda b: b["generationConfig"]["thinkingConfig"], {"thinkingBudget": 0}),
+    ],
+)
+def test_effort_none_turns_thinking_off_in_each_shape(api, read, expected):
+    ep = endpoint(api, reasoning={"effort": "none"})  # no budget rule for anthropic
+    shape = ep.wire_api
+    client_body = {**CLIENT_BODIES[shape]}
+    if shape == "anthropic":
+        client_body["thinking"] = {"type": "enabled", "budget_tokens": 4000}
+    if shape == "gemini":
+        client_body["generationConfig"] = {"thinkingConfig": {"thinkingBudget": 4000}}
+    out = apply_controls(shape, client_body, upstream_for("m", ep, ep.base_url, None).controls)
+    assert read(out) == expected
+    if shape == "anthropic":
+        assert out["temperature"] == 0.5  # no thinking: the scaffold's temperature stays
