@@ -11,7 +11,7 @@ from adhere.wire._reassemble_base import Api
 from adhere.wire._sampling import Sampling, write_sampling
 from adhere.wire._sse import SseEvent
 
-__all__ = ["ParsedReply", "StreamAssembler", "Wire", "add_reasoning", "add_sampling"]
+__all__ = ["ParsedReply", "StreamAssembler", "Wire", "add_reasoning", "add_sampling", "output_cap"]
 
 
 class ParsedReply(NamedTuple):
@@ -94,6 +94,20 @@ def add_sampling(
     if tools:
         body["tools"] = tools
     body["stream"] = stream
+
+
+def output_cap(request: ChatRequest, endpoint: Endpoint) -> int:
+    """The output cap a request goes out with.
+
+    The request's own cap, else the endpoint's ``max_tokens``. A request's own cap is
+    meant for the answer (a judge sizes its batches by it), so with the endpoint's
+    reasoning on, the thinking budget is added to it, up to ``max_tokens`` (the
+    thinking counts against the cap in every API); never below the request's own cap.
+    """
+    if request.max_tokens is None:
+        return endpoint.max_tokens
+    budget = endpoint.reasoning.budget if endpoint.reasoning is not None else 0
+    return max(request.max_tokens, min(endpoint.max_tokens, request.max_tokens + budget))
 
 
 def add_reasoning(api: Api, body: dict[str, Any], endpoint: Endpoint) -> None:

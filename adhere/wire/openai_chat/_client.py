@@ -7,7 +7,7 @@ from typing import Any
 from adhere.core import ChatMessage, ToolSpec, Usage
 from adhere.spec import Endpoint
 from adhere.wire._apis import reasoning_tokens_of
-from adhere.wire._client_codec import ParsedReply, add_reasoning, add_sampling
+from adhere.wire._client_codec import ParsedReply, add_reasoning, add_sampling, output_cap
 from adhere.wire._exchange import ChatRequest
 from adhere.wire._json import (
     StreamFailure,
@@ -50,7 +50,7 @@ class OpenAIWire:
         body: dict[str, Any] = {
             "model": endpoint.model,
             "messages": encode_openai_messages(request.system, request.messages),
-            "max_tokens": request.max_tokens or endpoint.max_tokens,
+            "max_tokens": output_cap(request, endpoint),
         }
         add_sampling(body, request, endpoint, encode_openai_tools(request.tools), stream)
         add_reasoning("openai-chat", body, endpoint)

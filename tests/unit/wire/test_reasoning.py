@@ -60,17 +60,22 @@ def test_the_anthropic_client_sends_a_thinking_budget_below_the_cap(reasoning, b
     assert "temperature" not in body  # the endpoint's 0.0: the API refuses it with thinking
 
 
-def test_a_request_cap_below_the_budget_narrows_or_drops_thinking():
-    ep = endpoint("anthropic", reasoning={"effort": "medium"}, maxTokens=16000)
-    narrowed = AnthropicWire().build_body(
-        ChatRequest(messages=HI.messages, max_tokens=3000), ep, stream=False
-    )
-    assert narrowed["thinking"] == {"type": "enabled", "budget_tokens": 2999}
-    dropped = AnthropicWire().build_body(
-        ChatRequest(messages=HI.messages, max_tokens=1000), ep, stream=False
-    )
-    assert "thinking" not in dropped  # no budget of at least 1,024 fits under 1,000
-    assert dropped["temperature"] == 0.0
+@pytest.mark.parametrize(
+    ("max_tokens", "asked", "sent"),
+    [(16000, 3000, 11192), (16000, 10000, 16000), (9000, 9000, 9000), (16000, None, 16000)],
+)
+def test_a_calls_own_cap_is_the_answers_and_the_budget_comes_on_top(max_tokens, asked, sent):
+    # A judge asks for 3,000 tokens of verdicts: the 8,192 of thinking come on top, up
+    # to the endpoint's maxTokens, so the answer never starves.
+    ep = endpoint("anthropic", reasoning={"effort": "medium"}, maxTokens=max_tokens)
+    request = ChatRequest(messages=HI.messages, max_tokens=asked)
+    for wire in (AnthropicWire(), OpenAIWire()):
+        body = wire.build_body(request, ep, stream=False)
+        assert body["max_tokens"] == sent
+    body = AnthropicWire().build_body(request, ep, stream=False)
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 8192}
+    plain = OpenAIWire().build_body(request, endpoint(maxTokens=max_tokens), stream=False)
+    assert plain["max_tokens"] == (asked or max_tokens)  # no reasoning: the call's own cap
 
 
 # --- the endpoint's validation ----------------------------------------------------------
