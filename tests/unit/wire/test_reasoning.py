@@ -10,6 +10,8 @@ from pydantic import ValidationError
 
 from adhere.artifacts import ProxyCall
 from adhere.core import ChatMessage, Usage
+from adhere.observe import parse_upstream
+from adhere.operator._jobs import upstream_options
 from adhere.runner._pairing import upstream_for
 from adhere.spec import Endpoint
 from adhere.wire import ChatRequest, apply_controls, reasoning_tokens_of
@@ -268,3 +270,12 @@ def test_effort_none_turns_thinking_off_in_each_shape(api, read, expected):
     assert read(out) == expected
     if shape == "anthropic":
         assert out["temperature"] == 0.5  # no thinking: the scaffold's temperature stays
+
+
+def test_the_in_cluster_sidecar_gets_the_endpoint_reasoning():
+    ep = endpoint("gemini", reasoning={"budgetTokens": 3000, "effort": "low"})
+    options = dict(upstream_options(ep))
+    assert (options["reasoning-effort"], options["thinking-budget"]) == ("low", "3000")
+    text = "m=http://127.0.0.1:1," + ",".join(f"{k}={v}" for k, v in options.items())
+    upstream, _ = parse_upstream(text)
+    assert upstream.controls == upstream_for("m", ep, ep.base_url, None).controls
