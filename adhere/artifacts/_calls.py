@@ -74,8 +74,9 @@ class ProxyCall(BaseModel):
         started_at: ISO 8601 UTC time the request arrived.
         duration_seconds: Arrival to the end of the response to the client.
         ttfb_seconds: Arrival to the first response-body bytes from upstream.
-        usage: ``{"input_tokens", "output_tokens"}`` from the response, ``None``
-            when it has none.
+        usage: ``{"input_tokens", "output_tokens"}`` from the response, plus
+            ``reasoning_tokens`` when the response reports them; ``None`` when it has
+            no usage.
         outcome: What the call amounted to: ``ok``, a model-side outcome
             (``context_length``, ``refusal``, ``max_tokens``, ``empty``), an upstream
             fault (``unreachable``, ``timeout``, ``rate_limited``, ``server_error``,
@@ -110,6 +111,17 @@ class ProxyCall(BaseModel):
     usage: dict[str, int] | None
     outcome: str | None = None
     upstream_call: dict[str, Any] | None = None
+
+    @property
+    def reasoning_tokens(self) -> int | None:
+        """Output tokens the model spent thinking, as the upstream reported them.
+
+        The upstream's side of a translated call (the scaffold's shape may have no such
+        count); ``None`` when the reply did not say (Anthropic never does).
+        """
+        usage = (self.upstream_call or {}).get("usage") if self.upstream_call else self.usage
+        value = usage.get("reasoning_tokens") if isinstance(usage, dict) else None
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
 
     def to_json_dict(self) -> dict[str, Any]:
         """The record as a JSON object, its keys in the documented order.

@@ -52,6 +52,8 @@ class JudgeCallRecord(TypedDict):
         error: The exception's type name when it failed (never its message).
         cached_input_tokens: The part of ``input_tokens`` the endpoint served from its
             prompt-prefix cache; only present when the endpoint reported it.
+        reasoning_tokens: The part of ``output_tokens`` the judge spent thinking; only
+            present when the endpoint reported it (Anthropic never does).
     """
 
     judge: str
@@ -64,6 +66,7 @@ class JudgeCallRecord(TypedDict):
     ok: bool
     error: str | None
     cached_input_tokens: NotRequired[int]
+    reasoning_tokens: NotRequired[int]
 
 
 class RunProgress(TypedDict, total=False):

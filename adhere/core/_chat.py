@@ -53,23 +53,28 @@ class Usage(_Frozen):
     ``cached_input_tokens`` is the part of ``input_tokens`` the provider served from
     its prompt (prefix) cache — OpenAI's ``prompt_tokens_details.cached_tokens``,
     Anthropic's ``cache_read_input_tokens`` — or ``None`` when the reply did not say.
+    ``reasoning_tokens`` is the part of ``output_tokens`` the model spent thinking —
+    OpenAI's ``completion_tokens_details.reasoning_tokens`` — or ``None`` when the
+    reply did not say (Anthropic reports no separate count).
     """
 
     input_tokens: int = 0
     output_tokens: int = 0
     cached_input_tokens: int | None = None
+    reasoning_tokens: int | None = None
 
     def __add__(self, other: Usage) -> Usage:
-        cached = (
-            None
-            if self.cached_input_tokens is None and other.cached_input_tokens is None
-            else (self.cached_input_tokens or 0) + (other.cached_input_tokens or 0)
-        )
         return Usage(
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
-            cached_input_tokens=cached,
+            cached_input_tokens=_sum_known(self.cached_input_tokens, other.cached_input_tokens),
+            reasoning_tokens=_sum_known(self.reasoning_tokens, other.reasoning_tokens),
         )
+
+
+def _sum_known(a: int | None, b: int | None) -> int | None:
+    """``a + b``, an unknown count as 0; ``None`` when neither is known."""
+    return None if a is None and b is None else (a or 0) + (b or 0)
 
 
 def conversation_digest(system: str, messages: tuple[ChatMessage, ...] | list[ChatMessage]) -> str:

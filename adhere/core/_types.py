@@ -263,6 +263,9 @@ class TrialResult(CoreModel):
     calls: int = Field(default=0, ge=0)
     input_tokens: int = Field(default=0, ge=0)
     output_tokens: int = Field(default=0, ge=0)
+    reasoning_tokens: int | None = Field(default=None, ge=0)
+    """The part of ``output_tokens`` spent thinking, summed over the calls that reported
+    it; ``None`` when none did (Anthropic never does) or for results written before."""
     outcomes: dict[str, int] = Field(default_factory=dict)
     fingerprint: str | None = None
     """The config the trial ran under (see ``adhere.runner``'s fingerprints); ``None``

@@ -81,6 +81,7 @@ def _usage(
     settings: ExporterSettings,
 ) -> None:
     tokens: Counter[tuple[str, str, str]] = Counter()  # (role, label, direction)
+    reasoning: Counter[tuple[str, str]] = Counter()  # (role, label), where reported
     cost: defaultdict[tuple[str, str], float] = defaultdict(float)
     priced: set[tuple[str, str]] = set()
     attempts = [t.attempt for t in data.trials] + data.archived
@@ -89,6 +90,8 @@ def _usage(
         label = models.get(name, OTHER)
         tokens[("agent", label, "input")] += attempt.result.input_tokens
         tokens[("agent", label, "output")] += attempt.result.output_tokens
+        if attempt.result.reasoning_tokens is not None:
+            reasoning[("agent", label)] += attempt.result.reasoning_tokens
         price = settings.price_of(name, data.model_ids.get(name))
         if price is not None:
             cost[("agent", label)] += price.cost(
@@ -101,6 +104,8 @@ def _usage(
         inputs, outputs = _int(record.get("input_tokens")), _int(record.get("output_tokens"))
         tokens[("judge", label, "input")] += inputs
         tokens[("judge", label, "output")] += outputs
+        if "reasoning_tokens" in record:
+            reasoning[("judge", label)] += _int(record.get("reasoning_tokens"))
         price = settings.price_of(name, str(record.get("model") or data.judge_ids.get(name, "")))
         if price is not None:
             cost[("judge", label)] += price.cost(inputs, outputs)
@@ -110,6 +115,14 @@ def _usage(
             "adhere_tokens",
             "Tokens used (agent: every trial attempt; judge: every judge call).",
             {**base, "role": role, "model": label, "direction": direction},
+            value,
+        )
+    for (role, label), value in sorted(reasoning.items()):
+        families.count(
+            "adhere_reasoning_tokens",
+            "Output tokens spent thinking, as the endpoints reported them (part of "
+            "adhere_tokens' output; models whose API reports none are left out).",
+            {**base, "role": role, "model": label},
             value,
         )
     for role, label in sorted(priced):

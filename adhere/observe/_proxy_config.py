@@ -117,7 +117,7 @@ class Upstream:
 
 
 _SHAPES = ("anthropic", "openai-chat", "openai-responses", "gemini")
-_EFFORTS = ("minimal", "low", "medium", "high")
+_EFFORTS = ("none", "minimal", "low", "medium", "high")
 
 
 def parse_upstream(text: str) -> tuple[Upstream, str | None]:

@@ -162,7 +162,7 @@ def upstream_options(endpoint: Endpoint) -> list[tuple[str, str]]:
     options = [("api", endpoint.wire_api)]
     if "," not in endpoint.model:
         options.append(("model", endpoint.model))
-    controls = endpoint.controls
+    controls = endpoint.scaffold_controls
     for key, value in (
         ("max-output-tokens", controls.max_output_tokens),
         ("temperature", controls.temperature),

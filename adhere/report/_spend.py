@@ -51,14 +51,28 @@ def _seconds(value: float) -> str:
     return f"{value:,.1f}"
 
 
+def _reasoning(value: int | None) -> str:
+    """Reasoning tokens, or ``—`` when no call reported them (Anthropic never does)."""
+    return "—" if value is None else f"{value:,}"
+
+
+def _add(total: int | None, value: object) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (total or 0) + value
+    return total
+
+
 def spend_tables(store: RolloutStore, prices: Mapping[str, Price] | None = None) -> list[Table]:
     """The spend tables of a rollout: trials per model × scaffold, then judges (if any)."""
     prices = prices or {}
     ids = _model_ids(store)
     rows: defaultdict[tuple[str, str], list[float]] = defaultdict(lambda: [0, 0, 0, 0, 0.0])
+    reasoning: dict[tuple[str, str], int | None] = {}
     for stored in store.iter_trials():
         result = stored.result
-        row = rows[(result.trial.model, result.trial.scaffold)]
+        key = (result.trial.model, result.trial.scaffold)
+        reasoning[key] = _add(reasoning.get(key), result.reasoning_tokens)
+        row = rows[key]
         row[0] += 1
         row[1] += result.calls
         row[2] += result.input_tokens
@@ -77,6 +91,7 @@ def spend_tables(store: RolloutStore, prices: Mapping[str, Price] | None = None)
                     str(int(calls)),
                     f"{int(inputs):,}",
                     f"{int(outputs):,}",
+                    _reasoning(reasoning.get((model, scaffold))),
                     _cost(price, int(inputs), int(outputs)),
                     _seconds(seconds),
                     _seconds(seconds / trials),
@@ -92,6 +107,7 @@ def spend_tables(store: RolloutStore, prices: Mapping[str, Price] | None = None)
                     "calls",
                     "input tokens",
                     "output tokens",
+                    "reasoning tokens",
                     "cost",
                     "trial seconds",
                     "seconds per trial",
@@ -104,7 +120,15 @@ def spend_tables(store: RolloutStore, prices: Mapping[str, Price] | None = None)
         tables.append(
             Table(
                 title="Tokens, cost and time per judge (every scoring pass)",
-                header=["judge", "calls", "input tokens", "output tokens", "cost", "seconds"],
+                header=[
+                    "judge",
+                    "calls",
+                    "input tokens",
+                    "output tokens",
+                    "reasoning tokens",
+                    "cost",
+                    "seconds",
+                ],
                 rows=judges,
             )
         )
@@ -113,8 +137,11 @@ def spend_tables(store: RolloutStore, prices: Mapping[str, Price] | None = None)
 
 def _judge_rows(store: RolloutStore, prices: Mapping[str, Price]) -> list[list[str]]:
     totals: defaultdict[tuple[str, str], list[float]] = defaultdict(lambda: [0, 0, 0, 0.0])
+    reasoning: dict[tuple[str, str], int | None] = {}
     for record in read_judge_calls(store):
-        row = totals[(record["judge"], record["model"])]
+        key = (record["judge"], record["model"])
+        reasoning[key] = _add(reasoning.get(key), record.get("reasoning_tokens"))
+        row = totals[key]
         row[0] += 1
         row[1] += record["input_tokens"]
         row[2] += record["output_tokens"]
@@ -128,6 +155,7 @@ def _judge_rows(store: RolloutStore, prices: Mapping[str, Price]) -> list[list[s
                 str(int(calls)),
                 f"{int(inputs):,}",
                 f"{int(outputs):,}",
+                _reasoning(reasoning.get((judge, model))),
                 _cost(price, int(inputs), int(outputs)),
                 _seconds(seconds),
             ]

@@ -185,6 +185,7 @@ def call_rows(run: StoredRun) -> Iterator[Row]:
                 "input_tokens": usage.get("input_tokens"),
                 "output_tokens": usage.get("output_tokens"),
                 "cached_input_tokens": cached_input_tokens_of(call.api, call.response),
+                "reasoning_tokens": call.reasoning_tokens,
             }
 
 

@@ -63,6 +63,7 @@ TABLES: dict[TableName, tuple[Column, ...]] = {
         " requested_model:string? stream:boolean status:integer? outcome:string?"
         " error:string? started_at:string duration_seconds:float ttfb_seconds:float?"
         " input_tokens:integer? output_tokens:integer? cached_input_tokens:integer?"
+        " reasoning_tokens:integer?"
     ),
     "messages": _cols(
         _TRIAL_KEYS + " index:integer role:string sources:string? text:string? reasoning:string?"

@@ -28,7 +28,13 @@ from adhere.core import Instance, Trajectory, Trial, TrialResult, Verdict, plain
 from adhere.errors import AdhereError
 from adhere.observe import Redactor, normalize, tag_sources
 from adhere.runner._attempts import start_attempt
-from adhere.runner._faults import RETRY_BACKOFF_SECONDS, outcome_counts, retry_delay, trial_fault
+from adhere.runner._faults import (
+    RETRY_BACKOFF_SECONDS,
+    outcome_counts,
+    reasoning_total,
+    retry_delay,
+    trial_fault,
+)
 from adhere.runner._fingerprint import Fingerprint, scaffold_version
 from adhere.runner._interrupt import record_interrupted
 from adhere.runner._summary import NoProgress, Progress, RunSummary
@@ -300,6 +306,7 @@ class Engine:
             calls=len(records),
             input_tokens=sum(int(u.get("input_tokens", 0)) for u in usage),
             output_tokens=sum(int(u.get("output_tokens", 0)) for u in usage),
+            reasoning_tokens=reasoning_total(records),
             outcomes=outcome_counts(records),
             scaffold_version=scaffold_version(self.scaffolds[trial.scaffold]),
         )

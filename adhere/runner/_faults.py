@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from adhere.artifacts import ProxyCall
 from adhere.observe import UPSTREAM_FAULTS, outcome_of
 
-__all__ = ["outcome_counts", "retry_delay", "trial_fault"]
+__all__ = ["outcome_counts", "reasoning_total", "retry_delay", "trial_fault"]
 
 RETRY_BACKOFF_SECONDS = 5.0
 """Wait before the first in-run retry of an upstream fault; doubles, capped."""
@@ -63,3 +63,9 @@ def outcome_counts(records: Sequence[ProxyCall]) -> dict[str, int]:
 def retry_delay(retry: int, base: float = RETRY_BACKOFF_SECONDS) -> float:
     """Seconds to wait before in-run retry number ``retry`` (1-based): doubling, capped."""
     return float(min(base * 2 ** (retry - 1), _RETRY_BACKOFF_MAX))
+
+
+def reasoning_total(records: Sequence[ProxyCall]) -> int | None:
+    """Reasoning tokens of a trial's calls; ``None`` when no call reported any."""
+    counts = [c for c in (r.reasoning_tokens for r in records) if c is not None]
+    return sum(counts) if counts else None

@@ -74,7 +74,7 @@ def _digest(data: Any) -> str:
 
 def endpoint_view(endpoint: Endpoint) -> dict[str, Any]:
     """What of an endpoint decides a trial's outcome (no key, no client limits)."""
-    return {
+    view: dict[str, Any] = {
         "api": str(endpoint.api),
         "base_url": endpoint.base_url,
         "model": endpoint.model,
@@ -83,6 +83,9 @@ def endpoint_view(endpoint: Endpoint) -> dict[str, Any]:
         "temperature": endpoint.temperature,
         "controls": endpoint.controls.model_dump(mode="json", exclude_none=True),
     }
+    if endpoint.reasoning is not None:  # only when set: older fingerprints stay valid
+        view["reasoning"] = endpoint.reasoning.model_dump(mode="json", exclude_none=True)
+    return view
 
 
 def scaffold_view(spec: ScaffoldSpec, version: str) -> dict[str, Any]:

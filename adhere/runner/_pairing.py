@@ -95,7 +95,7 @@ def upstream_for(name: str, endpoint: Endpoint, base_url: str, key: str | None) 
     The proxy's time limits keep their defaults, which fit slow reasoning models
     (``docs/proxy.md``, "Limits"); ``limits.timeoutSeconds`` bounds adhere's own clients.
     """
-    controls = endpoint.controls
+    controls = endpoint.scaffold_controls
     return Upstream(
         name=name,
         base_url=base_url,

@@ -30,7 +30,8 @@ def judge_call_record(
 ) -> JudgeCallRecord:
     """The record of one judge call: who, how long, tokens, and whether it failed.
 
-    ``cached_input_tokens`` is added when the endpoint reported its prefix-cache hits.
+    ``cached_input_tokens`` is added when the endpoint reported its prefix-cache hits,
+    ``reasoning_tokens`` when it reported its thinking tokens.
     """
     record: JudgeCallRecord = {
         "judge": judge,
@@ -47,4 +48,6 @@ def judge_call_record(
     }
     if response is not None and response.usage.cached_input_tokens is not None:
         record["cached_input_tokens"] = response.usage.cached_input_tokens
+    if response is not None and response.usage.reasoning_tokens is not None:
+        record["reasoning_tokens"] = response.usage.reasoning_tokens
     return record

@@ -7,7 +7,16 @@ the field path and what was expected.
 
 from adhere.spec._config import RunConfig, load_run_config
 from adhere.spec._crds import crd_manifests, render_crds
-from adhere.spec._endpoint import ApiKind, Endpoint, Limits, SecretKeyRef, SecretSource
+from adhere.spec._endpoint import (
+    EFFORT_BUDGETS,
+    ApiKind,
+    Effort,
+    Endpoint,
+    Limits,
+    Reasoning,
+    SecretKeyRef,
+    SecretSource,
+)
 from adhere.spec._load import (
     format_location,
     is_bindings_document,
@@ -62,6 +71,8 @@ __all__ = [
     "BenchmarkSpec",
     "BenchmarkStatus",
     "Condition",
+    "EFFORT_BUDGETS",
+    "Effort",
     "Endpoint",
     "FROM_INSTANCE",
     "Filters",
@@ -73,6 +84,7 @@ __all__ = [
     "MAX_DEPTH",
     "ModelSpec",
     "ObjectMeta",
+    "Reasoning",
     "Resource",
     "Rollout",
     "RolloutSpec",

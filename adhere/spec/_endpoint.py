@@ -10,6 +10,9 @@ from pydantic import Field, field_validator, model_validator
 
 from adhere.core import SpecModel
 
+Effort = Literal["none", "minimal", "low", "medium", "high"]
+"""A reasoning effort; ``none`` turns thinking off."""
+
 ApiKind = Literal["openai", "anthropic", "openai-responses", "gemini"]
 """An endpoint's API shape: OpenAI Chat Completions (``openai``), Anthropic Messages,
 OpenAI Responses or Gemini ``generateContent``."""
@@ -128,7 +131,7 @@ class CallControls(SpecModel):
     Applied in the call's own API shape (and carried across a translation): an agent
     CLI's own output cap is lowered to ``maxOutputTokens``, its temperature and
     reasoning settings replaced. A reasoning effort becomes a thinking budget for
-    Anthropic and Gemini (minimal 1,024, low 2,048, medium 8,192, high 24,576 tokens)
+    Anthropic and Gemini (none 0, minimal 1,024, low 2,048, medium 8,192, high 24,576 tokens)
     and a budget the nearest effort for the OpenAI shapes.
     """
 
@@ -139,12 +142,61 @@ class CallControls(SpecModel):
         "streams until the timeout).",
     )
     temperature: float | None = Field(default=None, ge=0, description="Sampling temperature.")
-    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = Field(
-        default=None, description="Reasoning effort."
-    )
+    reasoning_effort: Effort | None = Field(default=None, description="Reasoning effort.")
     thinking_budget: int | None = Field(
         default=None, ge=1, description="Thinking-token budget (Anthropic, Gemini)."
     )
+
+
+EFFORT_BUDGETS: dict[str, int] = {
+    "none": 0,
+    "minimal": 1024,
+    "low": 2048,
+    "medium": 8192,
+    "high": 24576,
+}
+"""Thinking-token budget a reasoning effort stands for in the shapes that take a budget
+(Anthropic, Gemini); a budget sent to an OpenAI shape becomes the nearest effort other
+than ``none``. ``none`` turns thinking off: no Anthropic ``thinking``, a Gemini budget
+of 0, OpenAI's ``none`` effort."""
+
+
+class Reasoning(SpecModel):
+    """How much the model may think before answering: an effort, a token budget, or both.
+
+    Sent by adhere's own clients (judges, checklist generation) and imposed by the
+    recording proxy on every call a scaffold makes, in each API shape's own terms:
+    OpenAI Chat ``reasoning_effort``, Responses ``reasoning.effort``, Anthropic
+    ``thinking: {type: enabled, budget_tokens}``, Gemini
+    ``generationConfig.thinkingConfig.thinkingBudget``. A shape that takes a budget
+    gets ``budgetTokens``, else the effort's budget (:data:`EFFORT_BUDGETS`); a shape
+    that takes an effort gets ``effort``, else the effort nearest ``budgetTokens``.
+    """
+
+    effort: Effort | None = Field(
+        default=None, description="Reasoning effort (OpenAI shapes' own setting)."
+    )
+    budget_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="Thinking-token budget (Anthropic and Gemini's own setting; for "
+        "Anthropic at least 1,024 and below maxTokens).",
+    )
+
+    @model_validator(mode="after")
+    def _one_at_least(self) -> Reasoning:
+        if self.effort is None and self.budget_tokens is None:
+            raise ValueError(
+                "give 'effort' (none, minimal, low, medium, high), 'budgetTokens', or both"
+            )
+        return self
+
+    @property
+    def budget(self) -> int:
+        """The thinking budget in tokens: ``budgetTokens``, else the effort's."""
+        if self.budget_tokens is not None:
+            return self.budget_tokens
+        return EFFORT_BUDGETS[str(self.effort)]
 
 
 class Endpoint(SpecModel):
@@ -172,12 +224,62 @@ class Endpoint(SpecModel):
     )
     limits: Limits = Field(default_factory=Limits)
     stream: bool = Field(default=False, description="Use the streaming form of the API.")
-    max_tokens: int = Field(default=4096, ge=1)
+    max_tokens: int = Field(
+        default=4096,
+        ge=1,
+        description="Output cap of adhere's own calls (judges, checklist generation, the "
+        "chat and reference scaffolds); reasoning tokens count against it.",
+    )
     temperature: float | None = Field(default=0.0, ge=0)
+    reasoning: Reasoning | None = Field(
+        default=None,
+        description="Reasoning effort / thinking budget of every call to the endpoint: "
+        "adhere's own and, through the recording proxy, every scaffold's.",
+    )
     controls: CallControls = Field(
         default_factory=CallControls,
         description="Imposed by the recording proxy on every call any scaffold makes.",
     )
+
+    @model_validator(mode="after")
+    def _reasoning_fits(self) -> Endpoint:
+        if self.reasoning is None:
+            return self
+        if self.controls.reasoning_effort is not None or self.controls.thinking_budget is not None:
+            raise ValueError(
+                "give reasoning once: 'reasoning' (every call) or 'controls.reasoningEffort' / "
+                "'controls.thinkingBudget' (scaffolds' calls only), not both"
+            )
+        if self.reasoning.budget == 0:  # thinking off
+            return self
+        if self.api == "anthropic" and self.reasoning.budget < 1024:
+            raise ValueError(
+                f"reasoning.budgetTokens: an anthropic endpoint takes a thinking budget of "
+                f"at least 1,024 tokens, got {self.reasoning.budget:,}"
+            )
+        if self.api == "anthropic" and self.reasoning.budget >= self.max_tokens:
+            raise ValueError(
+                f"reasoning: the thinking budget ({self.reasoning.budget:,} tokens) must be "
+                f"below maxTokens ({self.max_tokens:,}) for an anthropic endpoint (the "
+                "budget counts against the output cap); raise maxTokens, e.g. to "
+                f"{self.reasoning.budget + 4096}"
+            )
+        return self
+
+    @property
+    def scaffold_controls(self) -> CallControls:
+        """What the recording proxy imposes on scaffolds' calls.
+
+        ``controls``, with the endpoint's ``reasoning`` as its reasoning settings when set.
+        """
+        if self.reasoning is None:
+            return self.controls
+        return self.controls.model_copy(
+            update={
+                "reasoning_effort": self.reasoning.effort,
+                "thinking_budget": self.reasoning.budget_tokens,
+            }
+        )
 
     @field_validator("base_url")
     @classmethod

@@ -33,6 +33,7 @@ __all__ = [
     "error_body",
     "error_detail",
     "error_summary",
+    "reasoning_tokens_of",
     "upstream_auth",
     "upstream_query",
     "usage_of",
@@ -122,6 +123,8 @@ def usage_of(api: Api, response: Any) -> dict[str, int] | None:
 
     Input counts cached and cache-creating tokens too (Anthropic); Gemini's output
     counts thinking tokens (``thoughtsTokenCount``) with the candidates' tokens.
+    ``reasoning_tokens`` (part of ``output_tokens``) is added when the response
+    reports it (:func:`reasoning_tokens_of`).
     """
     if not isinstance(response, dict):
         return None
@@ -139,7 +142,35 @@ def usage_of(api: Api, response: Any) -> dict[str, int] | None:
         outputs = ("output_tokens",)
     if not isinstance(usage, dict):
         return None
-    return {"input_tokens": _total(usage, inputs), "output_tokens": _total(usage, outputs)}
+    counts = {"input_tokens": _total(usage, inputs), "output_tokens": _total(usage, outputs)}
+    reasoning = reasoning_tokens_of(api, response)
+    if reasoning is not None:
+        counts["reasoning_tokens"] = reasoning
+    return counts
+
+
+def reasoning_tokens_of(api: str, response: Any) -> int | None:
+    """The part of a response's output tokens spent thinking, if it says.
+
+    OpenAI Chat's ``usage.completion_tokens_details.reasoning_tokens``, Responses'
+    ``usage.output_tokens_details.reasoning_tokens``, Gemini's
+    ``usageMetadata.thoughtsTokenCount``; ``None`` when the response reports none of
+    them. Anthropic reports no separate count (thinking is inside ``output_tokens``).
+    """
+    if not isinstance(response, dict) or api == "anthropic":
+        return None
+    usage = response.get("usageMetadata" if api == "gemini" else "usage")
+    if not isinstance(usage, dict):
+        return None
+    if api == "gemini":
+        value = usage.get("thoughtsTokenCount")
+    else:
+        chat = api in ("openai-chat", "openai")
+        details = usage.get("completion_tokens_details" if chat else "output_tokens_details")
+        value = details.get("reasoning_tokens") if isinstance(details, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return None
+    return value
 
 
 def cached_input_tokens_of(api: str, response: Any) -> int | None:

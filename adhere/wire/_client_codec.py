@@ -7,9 +7,11 @@ from typing import Any, NamedTuple, Protocol
 from adhere.core import ChatMessage, Usage
 from adhere.spec import Endpoint
 from adhere.wire._exchange import ChatRequest
+from adhere.wire._reassemble_base import Api
+from adhere.wire._sampling import Sampling, write_sampling
 from adhere.wire._sse import SseEvent
 
-__all__ = ["ParsedReply", "StreamAssembler", "Wire", "add_sampling"]
+__all__ = ["ParsedReply", "StreamAssembler", "Wire", "add_reasoning", "add_sampling", "output_cap"]
 
 
 class ParsedReply(NamedTuple):
@@ -92,3 +94,40 @@ def add_sampling(
     if tools:
         body["tools"] = tools
     body["stream"] = stream
+
+
+def output_cap(request: ChatRequest, endpoint: Endpoint) -> int:
+    """The output cap a request goes out with.
+
+    The request's own cap, else the endpoint's ``max_tokens``. A request's own cap is
+    meant for the answer (a judge sizes its batches by it), so with the endpoint's
+    reasoning on, the thinking budget is added to it, up to ``max_tokens`` (the
+    thinking counts against the cap in every API); never below the request's own cap.
+    """
+    if request.max_tokens is None:
+        return endpoint.max_tokens
+    budget = endpoint.reasoning.budget if endpoint.reasoning is not None else 0
+    return max(request.max_tokens, min(endpoint.max_tokens, request.max_tokens + budget))
+
+
+def add_reasoning(api: Api, body: dict[str, Any], endpoint: Endpoint) -> None:
+    """Add the endpoint's reasoning setting to a finished body in ``api``'s shape.
+
+    As the recording proxy writes it (:func:`~adhere.wire.write_sampling`): an effort
+    for the OpenAI shapes (a budget's nearest), a thinking budget for Anthropic and
+    Gemini (an effort's budget); Anthropic with thinking on drops a temperature other
+    than 1, which the API refuses.
+    """
+    reasoning = endpoint.reasoning
+    if reasoning is None:
+        return
+    sampling = Sampling(
+        max_tokens=_int(body.get("max_tokens")),
+        reasoning_effort=reasoning.effort,
+        thinking_budget=reasoning.budget_tokens,
+    )
+    write_sampling(api, body, sampling, has_tools=False)
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

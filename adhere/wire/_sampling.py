@@ -7,16 +7,18 @@ them in neutral terms. :func:`read_sampling` reads them from a request body,
 them across a translation, and to apply an endpoint's :class:`Controls` to every
 call a scaffold makes). :func:`stop_of` reads why a reply ended.
 
-Reasoning: ``reasoning_effort`` (``low`` / ``medium`` / ``high``) is native to the two
-OpenAI shapes; Anthropic and Gemini take a token budget, which an effort is turned
-into by :data:`EFFORT_BUDGETS` (and a budget into an effort by the nearest step).
+Reasoning: ``reasoning_effort`` (``none`` / ``minimal`` / ``low`` / ``medium`` /
+``high``) is native to the two OpenAI shapes; Anthropic and Gemini take a token budget,
+which an effort is turned into by :data:`EFFORT_BUDGETS` (``none`` is 0: no Anthropic
+thinking, a Gemini budget of 0), and a budget into an effort by the nearest step.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any
 
+from adhere.spec import EFFORT_BUDGETS, Effort
 from adhere.wire._reassemble_base import Api
 from adhere.wire._server_codec import StopReason
 
@@ -32,12 +34,8 @@ __all__ = [
     "write_sampling",
 ]
 
-Effort = Literal["minimal", "low", "medium", "high"]
 ToolChoice = str
 """``auto``, ``none``, ``required``, or the name of the one tool the model must call."""
-
-EFFORT_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 24576}
-"""Thinking-token budget an effort stands for in the shapes that take a budget."""
 
 
 @dataclass(frozen=True)
@@ -139,6 +137,7 @@ def read_sampling(api: Api, body: dict[str, Any]) -> Sampling:
             top_p=_num(config.get("topP")),
             stop=_stops(config.get("stopSequences")),
             tool_choice=_gemini_choice(body.get("toolConfig")),
+            reasoning_effort="none" if budget == 0 else None,
             thinking_budget=budget if budget and budget > 0 else None,
         )
     if api == "openai-responses":
@@ -179,11 +178,17 @@ def write_sampling(api: Api, body: dict[str, Any], sampling: Sampling, *, has_to
         if has_tools and sampling.tool_choice is not None:
             body["tool_choice"] = _to_anthropic_choice(sampling.tool_choice)
         budget = budget or (EFFORT_BUDGETS[effort] if effort else None)
-        if budget:
+        if budget:  # none (0): no thinking
             # The API wants the budget below max_tokens, and at least 1,024.
             budget = max(1024, min(budget, int(body["max_tokens"]) - 1))
             if budget < int(body["max_tokens"]):
                 body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+                # Thinking takes no temperature other than 1, and no top_p below 0.95.
+                if body.get("temperature") not in (None, 1, 1.0):
+                    del body["temperature"]
+                top_p = body.get("top_p")
+                if isinstance(top_p, int | float) and top_p < 0.95:
+                    del body["top_p"]
         return
     if api == "gemini":
         config = body.setdefault("generationConfig", {})
@@ -193,7 +198,7 @@ def write_sampling(api: Api, body: dict[str, Any], sampling: Sampling, *, has_to
         if sampling.stop:
             config["stopSequences"] = list(sampling.stop)
         budget = budget or (EFFORT_BUDGETS[effort] if effort else None)
-        if budget:
+        if budget is not None:  # none: a budget of 0, thinking off
             config["thinkingConfig"] = {
                 **config.get("thinkingConfig", {}),
                 "thinkingBudget": budget,
@@ -316,7 +321,7 @@ def _put(body: dict[str, Any], key: str, value: Any) -> None:
 def _nearest_effort(budget: int) -> Effort:
     best: Effort = "minimal"
     for name, tokens in EFFORT_BUDGETS.items():
-        if abs(tokens - budget) < abs(EFFORT_BUDGETS[best] - budget):
+        if name != "none" and abs(tokens - budget) < abs(EFFORT_BUDGETS[best] - budget):
             best = name  # type: ignore[assignment]
     return best
 

@@ -155,7 +155,8 @@ def reply_usage(request: DecodedRequest, reply: Reply) -> Usage:
     """Token counts of a request and its reply, by :func:`count_tokens`.
 
     Input counts the system prompt, every message's content and the JSON of earlier
-    tool calls; output counts the reply's text, reasoning and tool-call JSON.
+    tool calls; output counts the reply's text, reasoning and tool-call JSON, and
+    ``reasoning_tokens`` the reasoning alone (``None`` when the reply has none).
     """
     seen = [request.system]
     for message in request.messages:
@@ -166,6 +167,7 @@ def reply_usage(request: DecodedRequest, reply: Reply) -> Usage:
     return Usage(
         input_tokens=sum(count_tokens(text) for text in seen),
         output_tokens=sum(count_tokens(text) for text in said),
+        reasoning_tokens=count_tokens(reply.reasoning) if reply.reasoning else None,
     )
 
 

@@ -33,7 +33,9 @@ async def test_spend_tables_add_up_the_stored_calls(tmp_path: Path, write_specs)
     path = write_specs(bench_yaml(), rollout_yaml(models))
     prepared = narrow(prepare(load_run_config([path])), limit=3)
     await execute(prepared)
-    append_judge_calls(prepared.store, [judge_call("j", 100, 10, 0.5), judge_call("j", 50, 5, 1)])
+    thinking = judge_call("j", 50, 5, 1)
+    thinking["reasoning_tokens"] = 3  # the other call's endpoint did not report it
+    append_judge_calls(prepared.store, [judge_call("j", 100, 10, 0.5), thinking])
     report = report_for(prepared.store, prices=PRICES)
     spend = next(t for t in report.breakdowns if t.title.startswith("Tokens, cost and time"))
     judges = next(t for t in report.breakdowns if t.title.startswith("Tokens, cost and time per j"))
@@ -47,6 +49,7 @@ async def test_spend_tables_add_up_the_stored_calls(tmp_path: Path, write_specs)
         assert inputs > 0 and outputs > 0
         assert (row["scaffold"], row["trials"], row["calls"]) == ("chat", "3", str(len(calls)))
         assert (row["input tokens"], row["output tokens"]) == (f"{inputs:,}", f"{outputs:,}")
+        assert row["reasoning tokens"] == "—"  # the policies do not reason: not reported
         seconds = sum(prepared.store.read_result(t).duration_seconds for t in trials)
         assert float(row["trial seconds"]) == pytest.approx(seconds, abs=0.051)
         if name == "priced":
@@ -54,4 +57,4 @@ async def test_spend_tables_add_up_the_stored_calls(tmp_path: Path, write_specs)
             assert row["cost"] == (f"${cost:,.2f}" if cost >= 0.01 else f"${cost:.4f}")
         else:
             assert row["cost"] == "no price"
-    assert judges.rows == [["j", "2", "150", "15", "no price", "1.5"]]
+    assert judges.rows == [["j", "2", "150", "15", "3", "no price", "1.5"]]

@@ -6,7 +6,7 @@ from typing import Any
 
 from adhere.core import ChatMessage, ToolSpec, Usage
 from adhere.spec import Endpoint
-from adhere.wire._client_codec import ParsedReply, add_sampling
+from adhere.wire._client_codec import ParsedReply, add_reasoning, add_sampling, output_cap
 from adhere.wire._exchange import ChatRequest
 from adhere.wire._json import (
     StreamFailure,
@@ -52,12 +52,13 @@ class AnthropicWire:
         """System prompt as the top-level ``system`` field."""
         body: dict[str, Any] = {
             "model": endpoint.model,
-            "max_tokens": request.max_tokens or endpoint.max_tokens,
+            "max_tokens": output_cap(request, endpoint),
             "messages": encode_anthropic_messages(request.messages),
         }
         if request.system:
             body["system"] = request.system
         add_sampling(body, request, endpoint, encode_anthropic_tools(request.tools), stream)
+        add_reasoning("anthropic", body, endpoint)
         return body
 
     def parse_reply(self, data: dict[str, Any]) -> ParsedReply:

@@ -160,11 +160,14 @@ class GeminiCodec:
         chunk: dict[str, Any] = {"candidates": [candidate]}
         if final:
             candidate["finishReason"] = _FINISH[out.stop_reason()]
+            thoughts = out.usage.reasoning_tokens
             chunk["usageMetadata"] = {
                 "promptTokenCount": out.usage.input_tokens,
-                "candidatesTokenCount": out.usage.output_tokens,
+                "candidatesTokenCount": out.usage.output_tokens - (thoughts or 0),
                 "totalTokenCount": out.usage.input_tokens + out.usage.output_tokens,
             }
+            if thoughts is not None:
+                chunk["usageMetadata"]["thoughtsTokenCount"] = thoughts
         chunk["modelVersion"] = out.model
         chunk["responseId"] = out.ident
         return chunk

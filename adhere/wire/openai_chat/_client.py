@@ -6,7 +6,8 @@ from typing import Any
 
 from adhere.core import ChatMessage, ToolSpec, Usage
 from adhere.spec import Endpoint
-from adhere.wire._client_codec import ParsedReply, add_sampling
+from adhere.wire._apis import reasoning_tokens_of
+from adhere.wire._client_codec import ParsedReply, add_reasoning, add_sampling, output_cap
 from adhere.wire._exchange import ChatRequest
 from adhere.wire._json import (
     StreamFailure,
@@ -49,9 +50,10 @@ class OpenAIWire:
         body: dict[str, Any] = {
             "model": endpoint.model,
             "messages": encode_openai_messages(request.system, request.messages),
-            "max_tokens": request.max_tokens or endpoint.max_tokens,
+            "max_tokens": output_cap(request, endpoint),
         }
         add_sampling(body, request, endpoint, encode_openai_tools(request.tools), stream)
+        add_reasoning("openai-chat", body, endpoint)
         if stream:
             body["stream_options"] = {"include_usage": True}
         return body
@@ -79,6 +81,7 @@ class OpenAIWire:
                 input_tokens=as_int(usage.get("prompt_tokens", 0), "usage.prompt_tokens"),
                 output_tokens=as_int(usage.get("completion_tokens", 0), "usage.completion_tokens"),
                 cached_input_tokens=_cached_tokens(usage),
+                reasoning_tokens=reasoning_tokens_of("openai-chat", data),
             ),
             stop_reason=as_str(
                 choice.get("finish_reason") or "", "choices[0].finish_reason"

@@ -211,9 +211,12 @@ def _finish(out: Outgoing) -> str:
     return _FINISH[out.stop_reason()]
 
 
-def _usage(usage: Usage) -> dict[str, int]:
-    return {
+def _usage(usage: Usage) -> dict[str, Any]:
+    document: dict[str, Any] = {
         "prompt_tokens": usage.input_tokens,
         "completion_tokens": usage.output_tokens,
         "total_tokens": usage.input_tokens + usage.output_tokens,
     }
+    if usage.reasoning_tokens is not None:
+        document["completion_tokens_details"] = {"reasoning_tokens": usage.reasoning_tokens}
+    return document

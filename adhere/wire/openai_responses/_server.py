@@ -377,6 +377,6 @@ def _usage(usage: Usage) -> dict[str, Any]:
         "input_tokens": usage.input_tokens,
         "input_tokens_details": {"cached_tokens": 0},
         "output_tokens": usage.output_tokens,
-        "output_tokens_details": {"reasoning_tokens": 0},
+        "output_tokens_details": {"reasoning_tokens": usage.reasoning_tokens or 0},
         "total_tokens": usage.input_tokens + usage.output_tokens,
     }

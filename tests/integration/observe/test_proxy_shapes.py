@@ -266,7 +266,7 @@ async def test_responses_api_is_recorded_in_the_plain_shape(canned, proxy, strea
     assert record["stream"] is stream and record["status"] == 200 and record["error"] is None
     assert record["response"] == RESPONSE
     assert record["sse_events"] == (len(responses_events()) if stream else 0)
-    assert record["usage"] == {"input_tokens": 120, "output_tokens": 31}
+    assert record["usage"] == {"input_tokens": 120, "output_tokens": 31, "reasoning_tokens": 8}
     assert record["request"]["input"] == body["input"]
 
 
@@ -295,5 +295,5 @@ async def test_gemini_is_recorded_in_the_plain_shape(canned, proxy, mode):
     assert record["api"] == "gemini" and record["stream"] is (mode != "plain")
     assert record["query"] == query and record["status"] == 200 and record["error"] is None
     assert record["response"] == GEMINI
-    assert record["usage"] == {"input_tokens": 50, "output_tokens": 17}
+    assert record["usage"] == {"input_tokens": 50, "output_tokens": 17, "reasoning_tokens": 5}
     assert record["sse_events"] == (len(gemini_chunks()) if mode == "sse" else 0)

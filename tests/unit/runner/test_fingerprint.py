@@ -183,3 +183,17 @@ def test_describe_change_shortens_long_values_to_80_characters() -> None:
     exactly = "z" * 78  # 80 characters once quoted: kept whole
     (line,) = describe_change({"k": exactly}, {"k": 1})
     assert line == f'k: "{exactly}" → 1'
+
+
+def test_reasoning_is_part_of_the_endpoint_only_when_set() -> None:
+    plain = endpoint_view(ENDPOINT)
+    assert "reasoning" not in plain  # results fingerprinted before it stay current
+    thinking = Endpoint.model_validate(
+        {**ENDPOINT.model_dump(by_alias=True), "reasoning": {"effort": "high"}}
+    )
+    assert endpoint_view(thinking) == {**plain, "reasoning": {"effort": "high"}}
+    assert endpoint_view(thinking) != endpoint_view(
+        Endpoint.model_validate(
+            {**ENDPOINT.model_dump(by_alias=True), "reasoning": {"effort": "low"}}
+        )
+    )

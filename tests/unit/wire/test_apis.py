@@ -72,7 +72,11 @@ def test_usage_is_normalised_per_api():
     gemini = {
         "usageMetadata": {"promptTokenCount": 9, "candidatesTokenCount": 2, "thoughtsTokenCount": 3}
     }
-    assert usage_of("gemini", gemini) == {"input_tokens": 9, "output_tokens": 5}
+    assert usage_of("gemini", gemini) == {
+        "input_tokens": 9,
+        "output_tokens": 5,
+        "reasoning_tokens": 3,
+    }
     assert usage_of("anthropic", {"usage": None}) is None
     assert usage_of("gemini", [1]) is None
     assert usage_of("openai-chat", {"usage": {"prompt_tokens": True}}) == {
