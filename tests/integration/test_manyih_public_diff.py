@@ -22,7 +22,9 @@ MIRROR = Path(os.environ.get("ADHERE_MANYIH_PUBLIC", "/work/.mirror/JHU-CLSP+Man
 DATA = ROOT.parent / "shared" / "data" / "manyih" / "coding.json"
 
 
-@pytest.mark.skipif(not (MIRROR / "HEAD").exists(), reason=f"no public ManyIH repository at {MIRROR}")  # noqa: E501
+@pytest.mark.skipif(
+    not (MIRROR / "HEAD").exists(), reason=f"no public ManyIH repository at {MIRROR}"
+)  # noqa: E501
 @pytest.mark.skipif(not DATA.is_file(), reason="the published ManyIH data is not here")
 def test_public_compatible_checkers_agree_with_the_public_ones_everywhere() -> None:
     run = subprocess.run(

@@ -40,40 +40,196 @@ def test_golden_public_verdicts_all_agree() -> None:
 
 BUGS = [
     # (defect, style, code, public verdict, corrected verdict)
-    ("'=' of '==' judged as an assignment", "op_space_minimal", "def f(a):\n    return a==2\n", False, True),  # noqa: E501
-    ("'=' of '<=' judged as an assignment", "op_space_around", "def f(a):\n    return a <= 2\n", False, True),  # noqa: E501
-    ("'=' of '<<=' judged alone", "op_space_around", "def f(a):\n    a <<= 2\n    return a\n", False, True),  # noqa: E501
-    ("'+=' split into '+'", "op_space_arithmetic", "def f(a):\n    a+=1\n    return a\n", False, True),  # noqa: E501
-    ("'<<' split into two '<'", "op_space_arithmetic", "def f(a):\n    return a << 1\n", False, True),  # noqa: E501
+    (
+        "'=' of '==' judged as an assignment",
+        "op_space_minimal",
+        "def f(a):\n    return a==2\n",
+        False,
+        True,
+    ),  # noqa: E501
+    (
+        "'=' of '<=' judged as an assignment",
+        "op_space_around",
+        "def f(a):\n    return a <= 2\n",
+        False,
+        True,
+    ),  # noqa: E501
+    (
+        "'=' of '<<=' judged alone",
+        "op_space_around",
+        "def f(a):\n    a <<= 2\n    return a\n",
+        False,
+        True,
+    ),  # noqa: E501
+    (
+        "'+=' split into '+'",
+        "op_space_arithmetic",
+        "def f(a):\n    a+=1\n    return a\n",
+        False,
+        True,
+    ),  # noqa: E501
+    (
+        "'<<' split into two '<'",
+        "op_space_arithmetic",
+        "def f(a):\n    return a << 1\n",
+        False,
+        True,
+    ),  # noqa: E501
     ("'->' judged as '-'", "op_space_around", "def f(a: int) -> int:\n    return a\n", False, True),  # noqa: E501
-    ("negative literal judged as binary", "op_space_around", "def f(a):\n    x = -1\n    return x\n", False, True),  # noqa: E501
-    ("keyword argument judged as assignment", "op_space_around", "def f(a):\n    return sorted(a, key=len)\n", False, True),  # noqa: E501
+    (
+        "negative literal judged as binary",
+        "op_space_around",
+        "def f(a):\n    x = -1\n    return x\n",
+        False,
+        True,
+    ),  # noqa: E501
+    (
+        "keyword argument judged as assignment",
+        "op_space_around",
+        "def f(a):\n    return sorted(a, key=len)\n",
+        False,
+        True,
+    ),  # noqa: E501
     ("a tab is not a space", "op_space_around", "def f(a, b):\n\treturn a +\tb\n", False, True),
     ("text in strings read as code", "singleton_is", "s = 'x == None'\n", False, True),
-    ("text in strings read as code", "singleton_eq", "def f(a):\n    return 'is None'\n", False, True),  # noqa: E501
-    ("return style only at the top level", "return_variable", "def f(a):\n    if a:\n        return a + 1\n    return a\n", True, False),  # noqa: E501
-    ("return style only at the top level", "return_direct", "def f(a):\n    if a:\n        r = a\n        return r\n    return 0\n", True, False),  # noqa: E501
-    ("running off the end is not a bare return", "return_explicit_none", "def f(a):\n    if a:\n        return None\n", True, False),  # noqa: E501
-    ("UPPER_CASE passes as snake_case", "naming_snake", "MAX_SIZE = 10\ndef f(a):\n    return a\n", True, False),  # noqa: E501
+    (
+        "text in strings read as code",
+        "singleton_eq",
+        "def f(a):\n    return 'is None'\n",
+        False,
+        True,
+    ),  # noqa: E501
+    (
+        "return style only at the top level",
+        "return_variable",
+        "def f(a):\n    if a:\n        return a + 1\n    return a\n",
+        True,
+        False,
+    ),  # noqa: E501
+    (
+        "return style only at the top level",
+        "return_direct",
+        "def f(a):\n    if a:\n        r = a\n        return r\n    return 0\n",
+        True,
+        False,
+    ),  # noqa: E501
+    (
+        "running off the end is not a bare return",
+        "return_explicit_none",
+        "def f(a):\n    if a:\n        return None\n",
+        True,
+        False,
+    ),  # noqa: E501
+    (
+        "UPPER_CASE passes as snake_case",
+        "naming_snake",
+        "MAX_SIZE = 10\ndef f(a):\n    return a\n",
+        True,
+        False,
+    ),  # noqa: E501
     ("lambda parameters are not checked", "naming_snake", "f = lambda aB: aB\n", True, False),
-    ("except-as names are not checked", "naming_snake", "try:\n    pass\nexcept E as BadName:\n    pass\n", True, False),  # noqa: E501
-    ("*args / keyword-only parameters are not checked", "naming_camel", "def f(aB, *my_args):\n    return aB\n", True, False),  # noqa: E501
-    ("parameters are not checked for consonants", "naming_consonant_start", "def f(apple):\n    return apple\n", True, False),  # noqa: E501
-    ("names starting with '_' have no length", "var_max2", "def f(ab):\n    for _long in ab:\n        pass\n", True, False),  # noqa: E501
-    ("a def without parameters fails types_full", "types_full", "def f() -> int:\n    return 1\n", False, True),  # noqa: E501
-    ("*args hints are not argument hints", "types_full", "def f(*args: int) -> int:\n    return 1\n", False, True),  # noqa: E501
-    ("one annotated parameter is enough", "types_args_required", "def f(self, a: int, b):\n    return a\n", True, False),  # noqa: E501
-    ("keyword-only hints are not hints", "types_none", "def f(a, *, b: int):\n    return a\n", True, False),  # noqa: E501
-    ("an unclosed bracket passes quotes", "quotes_single", "x = (1,\ny = \"a\"\n", True, False),
-    ("prefixed triple quotes are not docstrings", "quotes_double", "x = r'''abc'''\n", False, False),  # noqa: E501
-    ("triple-quoted literals are exempt", "quotes_single", "y = \"\"\"b\"\"\"\n", True, False),
-    ("continuation rows are indentation", "indent_4", "def f(a):\n    b = [1,\n         2]\n    return b\n", False, True),  # noqa: E501
-    ("any 'apache' is a notice", "license_apache", "def f(apache):\n    return apache\n", True, False),  # noqa: E501
-    ("SPDX MIT is no notice", "license_mit", "# SPDX-License-Identifier: MIT\ndef f(a):\n    return a\n", False, True),  # noqa: E501
-    ("'license' in a string is a notice", "license_none", "def f(a):\n    return 'license'\n", False, True),  # noqa: E501
+    (
+        "except-as names are not checked",
+        "naming_snake",
+        "try:\n    pass\nexcept E as BadName:\n    pass\n",
+        True,
+        False,
+    ),  # noqa: E501
+    (
+        "*args / keyword-only parameters are not checked",
+        "naming_camel",
+        "def f(aB, *my_args):\n    return aB\n",
+        True,
+        False,
+    ),  # noqa: E501
+    (
+        "parameters are not checked for consonants",
+        "naming_consonant_start",
+        "def f(apple):\n    return apple\n",
+        True,
+        False,
+    ),  # noqa: E501
+    (
+        "names starting with '_' have no length",
+        "var_max2",
+        "def f(ab):\n    for _long in ab:\n        pass\n",
+        True,
+        False,
+    ),  # noqa: E501
+    (
+        "a def without parameters fails types_full",
+        "types_full",
+        "def f() -> int:\n    return 1\n",
+        False,
+        True,
+    ),  # noqa: E501
+    (
+        "*args hints are not argument hints",
+        "types_full",
+        "def f(*args: int) -> int:\n    return 1\n",
+        False,
+        True,
+    ),  # noqa: E501
+    (
+        "one annotated parameter is enough",
+        "types_args_required",
+        "def f(self, a: int, b):\n    return a\n",
+        True,
+        False,
+    ),  # noqa: E501
+    (
+        "keyword-only hints are not hints",
+        "types_none",
+        "def f(a, *, b: int):\n    return a\n",
+        True,
+        False,
+    ),  # noqa: E501
+    ("an unclosed bracket passes quotes", "quotes_single", 'x = (1,\ny = "a"\n', True, False),
+    (
+        "prefixed triple quotes are not docstrings",
+        "quotes_double",
+        "x = r'''abc'''\n",
+        False,
+        False,
+    ),  # noqa: E501
+    ("triple-quoted literals are exempt", "quotes_single", 'y = """b"""\n', True, False),
+    (
+        "continuation rows are indentation",
+        "indent_4",
+        "def f(a):\n    b = [1,\n         2]\n    return b\n",
+        False,
+        True,
+    ),  # noqa: E501
+    (
+        "any 'apache' is a notice",
+        "license_apache",
+        "def f(apache):\n    return apache\n",
+        True,
+        False,
+    ),  # noqa: E501
+    (
+        "SPDX MIT is no notice",
+        "license_mit",
+        "# SPDX-License-Identifier: MIT\ndef f(a):\n    return a\n",
+        False,
+        True,
+    ),  # noqa: E501
+    (
+        "'license' in a string is a notice",
+        "license_none",
+        "def f(a):\n    return 'license'\n",
+        False,
+        True,
+    ),  # noqa: E501
     ("any multi-line triple-quoted literal", "doc_oneline", "x = '''\nabc'''\n", False, True),
     ("class docstrings count for doc_none", "doc_none", "class C:\n    '''Doc.'''\n", False, True),
-    ("rows inside strings are blank lines", "blank_internal_none", "def f(a):\n    s = '''\n\n'''\n    return s\n", False, True),  # noqa: E501
+    (
+        "rows inside strings are blank lines",
+        "blank_internal_none",
+        "def f(a):\n    s = '''\n\n'''\n    return s\n",
+        False,
+        True,
+    ),  # noqa: E501
 ]
 
 
