@@ -115,6 +115,10 @@ def load_public(repo: Path, into: Path) -> Callable[[str, str], tuple[bool, str]
     return checker
 
 
+ORACLE: list[tuple[str, list[str]]] = []
+"""The oracle's answers (restyled to the winners) with their winners, filled by corpus()."""
+
+
 def corpus(seed: int = 0, random_sets: int = 3) -> list[str]:
     """Distinct programs: references, restylings, broken answers, edge cases."""
     samples = load_coding(DATA)
@@ -124,7 +128,9 @@ def corpus(seed: int = 0, random_sets: int = 3) -> list[str]:
     for instance in suite.instances(samples):
         key = answer_key(instance)
         programs.setdefault(key.reference)
-        programs.setdefault(restyle(key.task, key.winners).code)
+        oracle = restyle(key.task, key.winners).code
+        ORACLE.append((oracle, key.winners))
+        programs.setdefault(oracle)
         losers = [s for s in key.styles if s not in key.winners]
         kept = [s for s in key.winners if not any(conflicts(s, loser) for loser in losers)]
         programs.setdefault(restyle(key.task, [*kept, *losers[:1]]).code)
@@ -184,6 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     for sid, n in vs_corrected.most_common():
         print(f"  {sid:32} {n}")
+    checks = sum(len(w) for _, w in ORACLE)
+    failed = sum(public_verdict(code, s) is not True for code, w in ORACLE for s in w)
+    print(f"the oracle's answers fail {failed} of {checks} winning-style checks (public)")
     for i, sid in differ[:20]:
         print(f"DIFFERS: program {i} style {sid}\n{programs[i]}")
     if args.golden:

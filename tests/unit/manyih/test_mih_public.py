@@ -90,6 +90,21 @@ BUGS = [
         False,
         True,
     ),  # noqa: E501
+    ("unpacking judged as binary", "op_space_around", "def f(a):\n    return g(*a)\n", False, True),  # noqa: E501
+    (
+        "a default judged as assignment",
+        "op_space_around",
+        "def f(a=1):\n    return a\n",
+        False,
+        True,
+    ),  # noqa: E501
+    (
+        "a ')' in defaults hides the def",
+        "doc_required",
+        "def f(a=g()):\n    return a\n",
+        True,
+        False,
+    ),  # noqa: E501
     ("a tab is not a space", "op_space_around", "def f(a, b):\n\treturn a +\tb\n", False, True),
     ("text in strings read as code", "singleton_is", "s = 'x == None'\n", False, True),
     (
