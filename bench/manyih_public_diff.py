@@ -45,9 +45,9 @@ from adhere.suites.manyih import (
     check_style,
     conflicts,
     load_coding,
+    public_verdict,
     restyle,
 )
-from adhere.suites.manyih._public import public_verdict
 
 DATA = Path(os.environ.get("ADHERE_MANYIH_DATA", "/work/shared/data/manyih/coding.json"))
 MIRROR = Path(os.environ.get("ADHERE_MANYIH_PUBLIC", "/work/.mirror/JHU-CLSP+ManyIH/repo"))

@@ -17,8 +17,15 @@ from adhere.errors import SpecError
 from adhere.metrics import ScoredTrial
 from adhere.spec import BenchmarkSpec
 from adhere.suites import get_suite
-from adhere.suites.manyih import META_PROMPTS, load_coding, perturb, report_tables, winners
-from adhere.suites.manyih._protocol import Protocol, extract_public
+from adhere.suites.manyih import (
+    META_PROMPTS,
+    Protocol,
+    extract_public,
+    load_coding,
+    perturb,
+    report_tables,
+    winners,
+)
 from adhere.suites.manyih._variants import _shifted, rng_for
 from tests.helpers import ROOT
 

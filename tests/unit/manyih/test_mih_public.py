@@ -13,8 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from adhere.suites.manyih import STYLES, check_style
-from adhere.suites.manyih._public import PUBLIC_CHECKERS, check_public, public_verdict
+from adhere.suites.manyih import (
+    PUBLIC_CHECKERS,
+    STYLES,
+    check_public,
+    check_style,
+    public_verdict,
+)
 
 GOLDEN = Path(__file__).with_name("public_golden.json.gz")
 
