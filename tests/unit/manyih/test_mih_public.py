@@ -111,6 +111,13 @@ BUGS = [
         False,
     ),  # noqa: E501
     ("a tab is not a space", "op_space_around", "def f(a, b):\n\treturn a +\tb\n", False, True),
+    (
+        "Yoda 'None is a' is no 'is' comparison",
+        "singleton_eq",
+        "def f(a):\n    return None is a\n",
+        True,
+        False,
+    ),  # noqa: E501
     ("text in strings read as code", "singleton_is", "s = 'x == None'\n", False, True),
     (
         "text in strings read as code",
