@@ -118,6 +118,35 @@ BUGS = [
         True,
         False,
     ),  # noqa: E501
+    (
+        "comparisons are not judged by around/none/minimal",
+        "op_space_around",
+        "def f(a, b):\n    return a<b\n",
+        True,
+        False,
+    ),  # noqa: E501
+    (
+        "a literal return fails return_variable",
+        "return_variable",
+        "def f(a):\n    return 0\n",
+        False,
+        True,
+    ),  # noqa: E501
+    ("the other quote to avoid escapes fails", "quotes_double", "x = 'say \"hi\"'\n", False, True),  # noqa: E501
+    (
+        "any triple-single literal fails triple-double",
+        "quotes_docstring_triple_double",
+        "x = '''abc'''\n",
+        False,
+        True,
+    ),  # noqa: E501
+    (
+        "a hinted signature hides the docstring",
+        "doc_none",
+        'def f(a: int) -> int:\n    """Doc."""\n    return a\n',
+        True,
+        False,
+    ),  # noqa: E501
     ("text in strings read as code", "singleton_is", "s = 'x == None'\n", False, True),
     (
         "text in strings read as code",
