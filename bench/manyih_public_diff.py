@@ -197,8 +197,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"DIFFERS: program {i} style {sid}\n{programs[i]}")
     if args.golden:
         payload = {"styles": STYLE_ORDER, "programs": programs, "verdicts": theirs}
-        with gzip.open(args.golden, "wt", encoding="utf-8", compresslevel=9) as out:
-            json.dump(payload, out, separators=(",", ":"))
+        text = json.dumps(payload, separators=(",", ":")).encode("utf-8")
+        args.golden.write_bytes(gzip.compress(text, compresslevel=9, mtime=0))  # reproducible
         print(f"wrote {args.golden} ({args.golden.stat().st_size} bytes)")
     return 1 if differ else 0
 
