@@ -65,5 +65,21 @@ def test_scalar_perturbation_flip_rates(tmp_path: Path) -> None:
     report = report_for(RolloutStore(open_store(str(tmp_path / "runs")), "manyih-perturbed"))
     flips = next(t for t in report.paper if t.title.startswith("ManyIH scalar perturbation"))
     rows = {r[0]: r for r in flips.rows}
-    assert rows["oracle"][1:] == ["5", "3", "100.0%", "100.0%", "0.0%", "0.0%"]
+    # samples, perturbations each, Acc original/perturbed, Acc/test/style flips, samples
+    assert rows["oracle"][1:] == ["5", "3", "100.0%", "100.0%", "0.0%", "0.0%", "0.0%", "0.0%"]
     assert rows["noisy"][1:3] == ["5", "3"]
+
+
+def test_paper_protocol_example(tmp_path: Path) -> None:
+    """protocol: paper scores with the public-compatible checkers and shifts values by ≤ 3."""
+    rollout = copy_example(tmp_path, "paper.yaml", **{"samples: 15": "samples: 5"})
+    proc = run_cli("run", str(rollout))
+    assert proc.returncode == 0, proc.stderr
+    store = RolloutStore(open_store(str(tmp_path / "runs")), "manyih-paper")
+    report = report_for(store)
+    by_tiers = {r[0]: r for r in report.paper[0].rows}
+    # the oracle meets the corrected checkers everywhere (the default example shows
+    # 100%); under the public checkers some of its styles fail, its tests still pass
+    assert by_tiers["oracle"][4] == "100.0%" and by_tiers["oracle"][5] != "100.0%"
+    flips = next(t for t in report.paper if t.title.startswith("ManyIH scalar perturbation"))
+    assert {r[0]: r for r in flips.rows}["oracle"][5:8] == ["0.0%", "0.0%", "0.0%"]

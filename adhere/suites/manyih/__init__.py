@@ -5,7 +5,9 @@ the ordinal (``[[Privilege k]]``) or scalar (``[[z=v]]``) interface; winners res
 by privilege (ties to the later instruction); unit tests run in the sandbox; 41 style
 checkers over tokens and syntax trees; a restyler for the scripted oracle; tier
 variants, scalar perturbations and a generator of new samples. The IF subset's
-schema is read too (code checks sandboxed, the rest judged).
+schema is read too (code checks sandboxed, the rest judged). Protocols: adhere's
+default, or the paper's (public-compatible checkers, published prompt, public
+extraction, §6.4 shifts), with prompt templates from files.
 """
 
 from adhere.suites.manyih._checkers import CHECKERS, check_style, check_styles
@@ -34,6 +36,14 @@ from adhere.suites.manyih._hierarchy import (
 from adhere.suites.manyih._ifsubset import IfConstraint, IfSample, if_to_instance, load_if
 from adhere.suites.manyih._instances import answer_key, sample_to_instance
 from adhere.suites.manyih._metrics import flip_rates, outcome, rates, report_tables
+from adhere.suites.manyih._protocol import (
+    PROTOCOLS,
+    TEMPLATE_VARIABLES,
+    Protocol,
+    extract_public,
+    published_prompt,
+)
+from adhere.suites.manyih._public import PUBLIC_CHECKERS, check_public, public_verdict
 from adhere.suites.manyih._restyle import Restyled, Task, restyle
 from adhere.suites.manyih._sample import (
     SLOW_TASKS,
@@ -57,8 +67,11 @@ __all__ = [
     "GROUPS",
     "INTERFACES",
     "META_PROMPTS",
+    "PROTOCOLS",
+    "PUBLIC_CHECKERS",
     "SLOW_TASKS",
     "STYLES",
+    "TEMPLATE_VARIABLES",
     "TIER_CONFLICTS",
     "Code",
     "CodingSample",
@@ -71,16 +84,19 @@ __all__ = [
     "ManyIHSuite",
     "Outcome",
     "Problem",
+    "Protocol",
     "Restyled",
     "StyleDef",
     "Tagged",
     "Task",
     "answer_key",
+    "check_public",
     "check_style",
     "check_styles",
     "conflicts",
     "entry_point",
     "extract_code",
+    "extract_public",
     "flip_rates",
     "generate",
     "if_to_instance",
@@ -95,6 +111,8 @@ __all__ = [
     "parse_tags",
     "perturb",
     "prompt_order",
+    "public_verdict",
+    "published_prompt",
     "rates",
     "render_prompt",
     "report_tables",

@@ -90,8 +90,14 @@ def sample_to_instance(
     interface: Interface = "ordinal",
     suffix: str = "",
     timeout: float = 30.0,
+    prompts: tuple[str, str] | None = None,
+    protocol: dict[str, str] | None = None,
 ) -> Instance:
-    """The Instance a sample is run as (``suffix`` tells variants apart: ``-t8``, ``-p2``)."""
+    """The Instance a sample is run as (``suffix`` tells variants apart: ``-t8``, ``-p2``).
+
+    ``prompts``: the (system, user) wording when not adhere's default rendering;
+    ``protocol``: the protocol choices, kept in metadata.
+    """
     won = winners(sample)
     setup, tests, quirks = split_tests(sample.test_code)
     entry = entry_point(sample)
@@ -126,8 +132,12 @@ def sample_to_instance(
     return Instance(
         id=instance_id,
         suite="manyih",
-        system_prompt=META_PROMPTS[interface],
-        turns=[render_prompt(sample.original_prompt, tagged(sample), interface)],
+        system_prompt=prompts[0] if prompts else META_PROMPTS[interface],
+        turns=[
+            prompts[1]
+            if prompts
+            else render_prompt(sample.original_prompt, tagged(sample), interface)
+        ],
         checks=checks,
         metadata={
             "subset": "coding",
@@ -138,6 +148,7 @@ def sample_to_instance(
             "base": base,
             "n_conflicts": n_conflicts(sample),
             "quirks": ", ".join(quirks),
+            **({"protocol": protocol} if protocol else {}),
             "answer_key": {
                 "reference": sample.reference_code,
                 "tests": tests,

@@ -64,9 +64,16 @@ def rates(outcomes: Sequence[Outcome]) -> tuple[float | None, float | None, floa
 
 
 def flip_rates(
-    trials: Iterable[ScoredTrial], group: Sequence[str]
+    trials: Iterable[ScoredTrial], group: Sequence[str], measure: str = "acc"
 ) -> dict[tuple[str, ...], list[float]]:
-    """Per group: each sample's flip rate over its scalar perturbations."""
+    """Per group: each sample's flip rate over its scalar perturbations.
+
+    ``measure``: whose flips — ``acc`` (the sample solved), ``test`` (its tests
+    passed) or ``style`` (every winning style held), the paper's overall, test and
+    style flips (Table 2).
+    """
+    if measure not in ("acc", "test", "style"):
+        raise ValueError(f"unknown flip measure {measure!r} (acc, test or style)")
     by_sample: dict[tuple[str, ...], dict[int, bool]] = defaultdict(dict)
     for trial in trials:
         key = (
@@ -74,7 +81,7 @@ def flip_rates(
             str(trial.keys.get("repeat")),
             str(trial.keys.get("base")),
         )
-        by_sample[key][int(trial.keys.get("perturbation", 0))] = outcome(trial).acc
+        by_sample[key][int(trial.keys.get("perturbation", 0))] = getattr(outcome(trial), measure)
     out: dict[tuple[str, ...], list[float]] = defaultdict(list)
     for key, results in sorted(by_sample.items()):
         if 0 not in results or len(results) < 2:
@@ -126,6 +133,8 @@ def _flip_table(coding: list[ScoredTrial], group: list[str]) -> Table | None:
     if not any(t.keys.get("perturbation") for t in coding):
         return None
     flips = flip_rates(coding, group)
+    test_flips = flip_rates(coding, group, "test")
+    style_flips = flip_rates(coding, group, "style")
     rows = []
     for key in sorted(flips):
         mine = [t for t in coding if tuple(str(t.keys.get(k)) for k in group) == key]
@@ -140,16 +149,22 @@ def _flip_table(coding: list[ScoredTrial], group: list[str]) -> Table | None:
                 pct(rates(base)[0]),
                 pct(rates(moved)[0]),
                 pct(sum(values) / len(values) if values else None),
+                pct(_mean(test_flips.get(key, []))),
+                pct(_mean(style_flips.get(key, []))),
                 pct(sum(1 for v in values if v) / len(values) if values else None),
             ]
         )
     return Table(
-        title="ManyIH scalar perturbation (values redrawn, order kept): flip rate = share of "
-        "a sample's perturbations whose Acc differs from the original's",
+        title="ManyIH scalar perturbation (values changed, order kept): flip rate = share of "
+        "a sample's perturbations whose Acc (Acc_test, Acc_style) differs from the original's",
         header=[*group, "samples", "perturbations each", "Acc original", "Acc perturbed",
-                "mean flip rate", "samples with a flip"],
+                "mean flip rate", "test flip", "style flip", "samples with a flip"],
         rows=rows,
     )  # fmt: skip
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
 
 
 def _style_table(plain: list[ScoredTrial], group: list[str]) -> Table | None:

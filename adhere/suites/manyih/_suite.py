@@ -19,6 +19,12 @@ Options (``spec.options`` of the Benchmark):
     Seconds for one sample's unit tests (the sandbox's wall-clock limit).
 ``samples`` (default: all)
     Keep N samples evenly spaced through the file (a quick subset), before variants.
+``protocol`` (default ``adhere``), ``checkers``, ``prompt``, ``extract``, ``perturb``
+    ``protocol: paper`` selects the paper's procedure (public-compatible checkers, the
+    published prompt, the public extraction, §6.4 shifts); each choice can be set alone
+    (see ``_protocol``). ``perturbShift`` (default 3): the largest shift.
+``templates`` (default: adhere's wording)
+    ``{system: FILE, user: FILE}`` prompt templates (``_protocol.TEMPLATE_VARIABLES``).
 
 Sources: ``path`` (the published ``coding.json``, a file written by ``adhere generate
 manyih``, or an IF-subset file) or ``generate: {problems, n, groups, instructions,
@@ -27,7 +33,7 @@ tiers, conflicts, winners, seed}`` (``problems`` is a path, relative to the spec
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +42,8 @@ from adhere.errors import SpecError
 from adhere.metrics import ScoredTrial, Table
 from adhere.spec import BenchmarkSpec
 from adhere.suites._registry import WrongItem, suite
-from adhere.suites.manyih._checkers import check_style, check_styles
-from adhere.suites.manyih._code import Code
+from adhere.suites.manyih._checkers import check_style
+from adhere.suites.manyih._code import Code, Outcome
 from adhere.suites.manyih._extract import extract_code
 from adhere.suites.manyih._generate import GenerateParams, generate, load_problems
 from adhere.suites.manyih._hierarchy import INTERFACES, Interface
@@ -51,6 +57,15 @@ from adhere.suites.manyih._instances import (
     style_check,
 )
 from adhere.suites.manyih._metrics import report_tables
+from adhere.suites.manyih._protocol import (
+    Protocol,
+    Templates,
+    extract_public,
+    prompts_for,
+    read_templates,
+    template_files,
+)
+from adhere.suites.manyih._public import check_public
 from adhere.suites.manyih._restyle import restyle
 from adhere.suites.manyih._sample import CodingSample, load_coding, parse_sample
 from adhere.suites.manyih._styles import STYLES, conflicts
@@ -67,6 +82,13 @@ _OPTIONS = {
     "tierSeed": "tier_seed",
     "testTimeout": "test_timeout",
     "samples": "samples",
+    "protocol": "protocol",
+    "checkers": "checkers",
+    "prompt": "prompt",
+    "extract": "extract",
+    "perturb": "perturb",
+    "perturbShift": "perturb_shift",
+    "templates": "templates",
 }
 _GENERATE = {"problems", "n", "groups", "instructions", "tiers", "conflicts", "winners", "seed"}
 
@@ -143,6 +165,10 @@ class ManyIHSuite:
                             field="spec.options.testTimeout")  # fmt: skip
         self.test_timeout = float(timeout)
         self.samples = self._int(options, "samples", 0, minimum=1) if "samples" in options else 0
+        self.protocol = Protocol.from_options(options)
+        self.perturb_shift = self._int(options, "perturbShift", 3, minimum=1)
+        self.template_files = template_files(options.get("templates"))
+        self.templates = Templates()
         if self.perturbations and self.interface != "scalar":
             raise SpecError(
                 "scalar perturbations only change the scalar rendering; set interface: scalar",
@@ -167,6 +193,7 @@ class ManyIHSuite:
 
     def load(self, spec: BenchmarkSpec, *, base_dir: Path, file: str = "") -> list[Instance]:
         """Instances from a data file or from generator parameters."""
+        self.templates = read_templates(self.template_files, base_dir, file)
         if spec.source.generate is not None:
             if self.subset != "coding":
                 raise SpecError("only the coding subset has a generator", file=file,
@@ -199,15 +226,26 @@ class ManyIHSuite:
                 except ValueError as exc:
                     raise SpecError(str(exc), field="spec.options.tiers") from None
                 suffix = "" if tiers == len(sample.instructions) else f"-t{tiers}"
+                if suffix and self.protocol.prompt == "published":
+                    raise SpecError("the published prompt exists for the samples as published "
+                                    f"only, not for {tiers}-tier variants; set prompt: adhere",
+                                    field="spec.options.tiers")  # fmt: skip
                 out.append(self._instance(variant, suffix))
                 for k in range(1, self.perturbations + 1):
-                    moved = perturb(variant, k, seed=self.perturb_seed)
+                    moved = perturb(variant, k, seed=self.perturb_seed, mode=self.protocol.perturb,
+                                    shift=self.perturb_shift)  # fmt: skip
                     out.append(self._instance(moved, f"{suffix}-p{k}"))
         return out
 
     def _instance(self, sample: CodingSample, suffix: str) -> Instance:
+        system, user = prompts_for(sample, self.interface, self.protocol.prompt, self.templates)
         return sample_to_instance(
-            sample, interface=self.interface, suffix=suffix, timeout=self.test_timeout
+            sample,
+            interface=self.interface,
+            suffix=suffix,
+            timeout=self.test_timeout,
+            prompts=(system, user),
+            protocol=self.protocol.as_dict(),
         )
 
     @staticmethod
@@ -249,7 +287,7 @@ class ManyIHSuite:
         if instance.metadata.get("subset") == "if":
             return if_evidence(instance, trajectory, self.test_timeout)
         key = answer_key(instance)
-        code = extract_code(self._reply(trajectory)[0])
+        code = self._extract(self._reply(trajectory)[0])
         if not code.strip():
             return []
         return [
@@ -274,18 +312,15 @@ class ManyIHSuite:
             return if_score(instance, trajectory, dict(evidence or {}))
         key = answer_key(instance)
         reply, used = self._reply(trajectory)
-        code = extract_code(reply)
+        code = self._extract(reply)
         verdicts = [self._tests_verdict(code, used, evidence)]
-        parsed = Code(code)
-        outcomes = check_styles(parsed, key.winners)
+        check = self._checker(code)
         losers = [s for s in key.styles if s not in key.winners]
         for sid in key.winners:
-            result = outcomes[sid]
+            result = check(sid)
             followed: list[str] = []
-            if not result.passed and not parsed.error:
-                rivals = [s for s in losers if conflicts(sid, s)]
-                held = check_styles(parsed, rivals)
-                followed = [s for s in rivals if held[s].passed]
+            if not result.passed and code.strip():
+                followed = [s for s in losers if conflicts(sid, s) and check(s).passed]
             verdicts.append(
                 Verdict(
                     check_id=style_check(sid),
@@ -301,6 +336,18 @@ class ManyIHSuite:
                 )  # fmt: skip
             )
         return verdicts
+
+    def _extract(self, reply: str) -> str:
+        return extract_public(reply) if self.protocol.extract == "public" else extract_code(reply)
+
+    def _checker(self, code: str) -> Callable[[str], Outcome]:
+        """Style id → outcome, by the chosen checkers (no code fails every style)."""
+        if not code.strip():
+            return lambda sid: Outcome.bad("no code in the reply")
+        if self.protocol.checkers == "public-compatible":
+            return lambda sid: check_public(code, sid)
+        parsed = Code(code)
+        return lambda sid: check_style(parsed, sid)
 
     @staticmethod
     def _tests_verdict(

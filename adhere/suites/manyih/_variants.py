@@ -7,8 +7,10 @@ variant is the sample itself (7 to 11 conflicts). Dropping losers never changes 
 winners: a kept winner conflicted with no stronger winner, and a kept loser still
 conflicts with the stronger winner that beat it.
 
-A scalar perturbation draws new privilege values (1–100) that keep the order of the
-old ones, ties included; the ordinal rendering is unchanged, the scalar one is not.
+A scalar perturbation changes the privilege values keeping their order, ties included:
+``redraw`` (adhere's default) draws new values in 1–100, ``shift`` (the paper's §6.4)
+moves each value by a small random integer. The ordinal rendering is unchanged, the
+scalar one is not.
 Comparing a model's outcome on the sample and on its perturbations gives its flip rate.
 """
 
@@ -85,19 +87,25 @@ def tier_variant(sample: CodingSample, tiers: int, *, seed: int = 0) -> CodingSa
     raise ValueError(f"sample {sample.id}: no {tiers}-tier variant has {low}–{high} conflicts")
 
 
-def perturb(sample: CodingSample, index: int, *, seed: int = 0) -> CodingSample:
-    """Perturbation ``index`` (≥ 1) of the scalar values, order and ties kept."""
+def perturb(
+    sample: CodingSample, index: int, *, seed: int = 0, mode: str = "redraw", shift: int = 3
+) -> CodingSample:
+    """Perturbation ``index`` (≥ 1) of the scalar values, order and ties kept.
+
+    ``redraw`` (adhere's default) draws new values in 1–100; ``shift`` (the paper's
+    §6.4) moves each distinct value by a random integer in ``[-shift, shift]``, kept
+    ≥ 1, so the strict order of the distinct values is preserved and at least one
+    value changes.
+    """
     if index < 1:
         raise ValueError("perturbation indices start at 1 (0 is the sample itself)")
+    if mode not in ("redraw", "shift"):
+        raise ValueError(f"unknown perturbation mode {mode!r} (redraw or shift)")
     old = sorted({i.privilege for i in sample.instructions}, reverse=True)
-    if len(old) > 100:
+    if mode == "redraw" and len(old) > 100:
         raise ValueError("more than 100 distinct privilege values cannot be redrawn in 1–100")
     rng = rng_for("perturb", seed, sample.id, index)
-    new = old
-    for _ in range(100):
-        new = sorted(rng.sample(range(1, 101), len(old)), reverse=True)
-        if new != old:
-            break
+    new = _shifted(old, rng, shift) if mode == "shift" else _redrawn(old, rng)
     mapping = dict(zip(old, new, strict=True))
     instructions = [
         i.model_copy(update={"privilege": mapping[i.privilege]}) for i in sample.instructions
@@ -108,3 +116,32 @@ def perturb(sample: CodingSample, index: int, *, seed: int = 0) -> CodingSample:
             "metadata": {**sample.metadata, "perturbation": index, "perturb_seed": seed},
         }
     )
+
+
+def _redrawn(old: list[int], rng: random.Random) -> list[int]:
+    new = old
+    for _ in range(100):
+        new = sorted(rng.sample(range(1, 101), len(old)), reverse=True)
+        if new != old:
+            break
+    return new
+
+
+def _shifted(old: list[int], rng: random.Random, shift: int) -> list[int]:
+    """Each value (largest first) moved within ``±shift``, kept in order and ≥ 1.
+
+    Each new value stays below the previous new one and leaves room for the smaller
+    ones, which is always possible, so nothing is rejected.
+    """
+    if shift < 1:
+        raise ValueError("the shift of a perturbation is at least 1")
+    new = old
+    for _ in range(100):
+        new = []
+        for rest, value in zip(range(len(old) - 1, -1, -1), old, strict=True):
+            low = max(value - shift, rest + 1)
+            high = min(value + shift, new[-1] - 1) if new else value + shift
+            new.append(rng.randint(low, high))
+        if new != old:
+            break
+    return new

@@ -237,7 +237,7 @@ def test_public_surface_and_registration() -> None:
     import adhere.suites.manyih as manyih
     from adhere.suites import suite_names
 
-    assert len(set(manyih.__all__)) == len(manyih.__all__) == 55
+    assert len(set(manyih.__all__)) == len(manyih.__all__) == 63
     assert all(hasattr(manyih, name) for name in manyih.__all__)
     assert "manyih" in suite_names()
     assert isinstance(get_suite("manyih"), ManyIHSuite)
