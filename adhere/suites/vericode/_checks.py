@@ -34,7 +34,7 @@ from dataclasses import dataclass
 __all__ = ["CUSTOM_CHECKS", "CheckResult", "Fence", "extract_code", "fences", "has_code"]
 
 _FENCE = re.compile(
-    r"^[ \t]*(?P<ticks>`{3,})[ \t]*(?P<info>[^`\n]*)\n(?P<body>.*?)(?P=ticks)`*[ \t]*$",
+    r"^[ \t]*(?P<ticks>`{3,})(?P<pad>[ \t]*)(?P<info>[^`\n]*)\n(?P<body>.*?)(?P=ticks)`*[ \t]*$",
     re.DOTALL | re.MULTILINE,
 )
 
@@ -55,7 +55,8 @@ class Fence:
     start: int
     end: int
     tag: str = ""
-    """The first word of the info string as written (``""`` when there is none)."""
+    """The first word of the info string as written, when it follows the backticks
+    directly (``""`` otherwise: ```` ``` python ```` has no tag for doc_6)."""
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ def fences(reply: str) -> list[Fence]:
     out = []
     for m in _FENCE.finditer(reply):
         info = m.group("info")
-        tag = info.split()[0] if info.split() else ""
+        tag = info.split()[0] if info.split() and not m.group("pad") else ""
         out.append(Fence(_lang(info), m.group("body"), m.start(), m.end(), tag))
     return out
 

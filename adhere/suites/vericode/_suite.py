@@ -147,7 +147,8 @@ class VeriCodeSuite:
                     file=file,
                     field="spec.source.generate",
                 )
-            options.update(check_options(raw, "spec.source.generate", file))
+            checked = check_options(raw, "spec.source.generate", file)
+            options.update({key: checked[key] for key in raw})
         elif spec.source.path is not None:
             tasks_from = spec.source.path
         else:
