@@ -56,6 +56,7 @@ from adhere.suites.vericode._templates import (
     Prompts,
     prompts_from,
 )
+from adhere.suites.vericode._verdicts import ENVIRONMENT_LOCK, ENVIRONMENT_PYTHON, SUITE_ENVIRONMENT
 
 __all__ = [
     "ADHERE_PROMPTS",
@@ -71,8 +72,11 @@ __all__ = [
     "prompts_from",
     "CONFLICTS",
     "CUSTOM_CHECKS",
+    "ENVIRONMENT_LOCK",
+    "ENVIRONMENT_PYTHON",
     "INSTRUCTIONS",
     "SELECTOR_SYSTEM",
+    "SUITE_ENVIRONMENT",
     "SYSTEM_PROMPT",
     "CheckResult",
     "Chosen",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from adhere.core import ChatMessage, Evidence, SandboxRun, Verdict
@@ -12,11 +13,24 @@ from adhere.suites.vericode._checks import CUSTOM_CHECKS, CheckResult, extract_c
 from adhere.suites.vericode._paper_rules import PAPER_CUSTOM_CHECKS, paper_extract
 from adhere.suites.vericode._task import Task
 
-__all__ = ["SUITE_ENVIRONMENT", "Rules", "from_evidence", "rules_for", "sandbox", "turn_replies"]
+__all__ = [
+    "ENVIRONMENT_LOCK",
+    "ENVIRONMENT_PYTHON",
+    "SUITE_ENVIRONMENT",
+    "Rules",
+    "from_evidence",
+    "rules_for",
+    "sandbox",
+    "turn_replies",
+]
 
 _KEPT_DIAGNOSTICS = 5
 SUITE_ENVIRONMENT = "vericode"
 """The sandbox environment tasks with third-party libraries run in."""
+ENVIRONMENT_LOCK = Path(__file__).parent / "env" / "requirements.txt"
+"""Its lock (``adhere setup vericode`` installs it; see ``env/requirements.in``)."""
+ENVIRONMENT_PYTHON = "3.10"
+"""The Python version of BigCodeBench's evaluation environment."""
 
 
 @dataclass(frozen=True)
