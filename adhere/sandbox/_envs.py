@@ -45,8 +45,11 @@ class Environment:
     python: str = ""
 
     def directory(self, home: Path | None = None) -> Path:
-        """Where it lives: ``<home>/<name>-<hash of the lock and Python version>``."""
-        digest = hashlib.sha256(self.requirements.read_bytes() + self.python.encode())
+        """Where it lives: ``<home>/<name>-<hash of the lock>``.
+
+        An install with another Python (``adhere setup --python``) takes the same place.
+        """
+        digest = hashlib.sha256(self.requirements.read_bytes())
         return (home or env_home()) / f"{self.name}-{digest.hexdigest()[:16]}"
 
     def interpreter(self, home: Path | None = None) -> Path | None:
