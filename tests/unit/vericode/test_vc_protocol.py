@@ -131,3 +131,11 @@ def test_tasks_with_third_party_libraries_ask_for_the_suite_environment():
     [instance] = selection_instances(Selection(task=stdlib_only, instructions=[]), ["single"], [0])
     [request] = suite.evidence(instance, _trajectory(instance, "x = 1\n"))
     assert request.environment == ""
+
+
+def test_generate_keys_do_not_reset_the_benchmark_options(tmp_path):
+    # spec.options says single-turn, paper; spec.source.generate only limits the tasks
+    found = _load(tmp_path, {"protocols": ["single"], "protocol": "paper", "ks": [1]})
+    assert [i.metadata["protocol"] for i in found] == ["single"]
+    assert found[0].metadata["vericode"]["rules"] == "paper"
+    assert found[0].system_prompt == PAPER_PROMPTS.system
