@@ -96,7 +96,7 @@ def test_doc_6_differences(reply, paper, adhere):
         (f"```py\nx = 1\n```\n{JS}", False),
         (f"```Python\nx = 1\n```\n{JS}", False),
         (f"``` python\nx = 1\n```\n{JS}", False),
-        (f"```python\nx = 1\n```\n```JSON\n{{}}\n```", False),
+        ("```python\nx = 1\n```\n```JSON\n{}\n```", False),
         (f"Here:\n```python\nx = 1\n```\n{JS}", False),
         (f"```python\nx = 1\n```\n{JS}\nDone.", False),
         ("```python\nx = 1\n```\n```json\n{'a': 1}\n```", False),

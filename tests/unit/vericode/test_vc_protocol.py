@@ -63,8 +63,8 @@ def test_prompts_by_protocol():
     assert ours.system_prompt == ADHERE_PROMPTS.system
     assert paper.system_prompt == PAPER_PROMPTS.system
     assert "Follow these instructions:\n1. " in ours.turns[0]
-    assert "Additionally, ensure your code meets the following requirements:\n1. " in (
-        paper.turns[0]
+    assert (
+        "Additionally, ensure your code meets the following requirements:\n1. " in (paper.turns[0])
     )
     one = _single("paper", k=1)
     assert "the following requirement: Write every" in one.turns[0] and "\n1. " not in one.turns[0]
@@ -76,8 +76,11 @@ def _load(tmp_path, options, prompts=None):
     if prompts is not None:
         (tmp_path / "prompts.yaml").write_text(prompts)
     spec = BenchmarkSpec.model_validate(
-        {"suite": "vericode", "source": {"generate": {"tasks": "builtin", "limit": 1}},
-         "options": options}  # fmt: skip
+        {
+            "suite": "vericode",
+            "source": {"generate": {"tasks": "builtin", "limit": 1}},
+            "options": options,
+        }  # fmt: skip
     )
     return get_suite("vericode", **options).load(spec, base_dir=tmp_path)
 
