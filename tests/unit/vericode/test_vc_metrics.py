@@ -180,3 +180,12 @@ def test_vibe_sweep_on_a_made_up_elo_table():
     assert vibe_correlation({"a": (1, 1)}, elo).best_pearson is None
     with pytest.raises(ValueError):
         vibe_correlation(scores, elo, step=0)
+
+
+def test_ties_between_alphas_go_to_the_smallest():
+    # IF == Func for every model: every α gives the same composite and correlations
+    elo = {"a": 1000, "b": 1100, "c": 1300}
+    same = {"a": (0.1, 0.1), "b": (0.3, 0.3), "c": (0.2, 0.2)}
+    result = vibe_correlation(same, elo, step=0.25)
+    assert len({round(p.kendall, 12) for p in result.points}) == 1
+    assert result.best_pearson.alpha == result.best_kendall.alpha == 0.0
