@@ -7,6 +7,7 @@ from adhere.cli import (
     _cmd_generate,
     _cmd_import,
     _cmd_run,
+    _cmd_setup,
     _cmd_tools,
     _cmd_view,
 )
@@ -21,6 +22,7 @@ _COMMANDS = (
     _cmd_generate,
     _cmd_import,
     _cmd_run,
+    _cmd_setup,
     _cmd_tools,
     _cmd_view,
 )

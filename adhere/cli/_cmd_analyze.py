@@ -32,27 +32,48 @@ def analyze() -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="CSV model,if,func (shares or percentages) instead of VeriCode rollouts.",
 )
-@click.option("--protocol", type=click.Choice(["single", "multi"]), default="single")
+@click.option(
+    "--points",
+    type=click.Choice(["paper", "largest"]),
+    default="paper",
+    show_default=True,
+    help="paper: IF single-turn at k=1, Func pass@1 at k=0; largest: both at the largest k.",
+)
+@click.option(
+    "--protocol",
+    type=click.Choice(["single", "multi"]),
+    default="single",
+    help="The protocol read with --points largest.",
+)
 @click.option(
     "--if-metric",
     type=click.Choice(["task", "instruction"]),
     default="task",
     show_default=True,
-    help="IF_task or IF_instruction at the largest k.",
+    help="IF_task or IF_instruction (equal at k = 1).",
+)
+@click.option(
+    "--max-error-rate",
+    type=click.FloatRange(0, 1),
+    default=None,
+    help="Leave out models with more errored trials than this share (the paper: 0.1).",
 )
 @click.option("--step", default=0.1, show_default=True, type=click.FloatRange(0, 1, min_open=True))
 def analyze_vibe_correlation(
     run_refs: tuple[str, ...],
     elo: Path,
     scores: Path | None,
+    points: str,
     protocol: str,
     if_metric: str,
+    max_error_rate: float | None,
     step: float,
 ) -> None:
-    """Correlate α·IF + (1−α)·Func with an Elo table (Pearson, Spearman, best α).
+    """Correlate α·IF + (1−α)·Func with an Elo table (Pearson, Spearman, Kendall, best α).
 
-    IF and Func (pass@1) come from VeriCode rollout directories (at the largest k of
-    the protocol) or from --scores.
+    IF and Func (pass@1) come from VeriCode rollout directories (by default at the
+    paper's points: IF single-turn with one instruction, Func on the original prompt)
+    or from --scores.
     """
     from rich.table import Table as RichTable
 
@@ -60,7 +81,7 @@ def analyze_vibe_correlation(
     from adhere.errors import SpecError
     from adhere.metrics import vibe_correlation
     from adhere.report import collect
-    from adhere.suites.vericode import model_scores
+    from adhere.suites.vericode import excluded_models, model_scores
     from adhere.workflows import load_elo, load_scores
 
     if bool(run_refs) == (scores is not None):
@@ -69,23 +90,37 @@ def analyze_vibe_correlation(
     if scores is not None:
         found = load_scores(scores)
     for ref in run_refs:
-        trials = collect(open_rollout_dir(ref)).trials
-        found.update(model_scores(trials, protocol=protocol, if_metric=if_metric))
+        trials = list(collect(open_rollout_dir(ref)).trials)
+        found.update(
+            model_scores(
+                trials,
+                protocol=protocol,
+                if_metric=if_metric,
+                points=points,
+                max_error_rate=max_error_rate,
+            )  # fmt: skip
+        )
+        for model in excluded_models(trials, max_error_rate):
+            err_console.print(
+                f"left out {model}: more than {max_error_rate:.0%} of its trials errored",
+                highlight=False,
+            )
     result = vibe_correlation(found, load_elo(elo), step=step)
     out_console.print(f"models compared: {', '.join(result.models) or 'none'}", highlight=False)
     table = RichTable(title="α·IF + (1−α)·Func vs Elo")
-    for column in ("α", "Pearson r", "Spearman ρ"):
+    for column in ("α", "Pearson r", "Spearman ρ", "Kendall τ"):
         table.add_column(column, justify="right")
     for point in result.points:
         table.add_row(
             f"{point.alpha:.2f}",
-            "–" if point.pearson is None else f"{point.pearson:.3f}",
-            "–" if point.spearman is None else f"{point.spearman:.3f}",
-        )
+            *("–" if v is None else f"{v:.3f}" for v in (point.pearson, point.spearman,
+                                                          point.kendall)),
+        )  # fmt: skip
     out_console.print(table)
     for label, best, attribute in (
         ("Pearson", result.best_pearson, "pearson"),
         ("Spearman", result.best_spearman, "spearman"),
+        ("Kendall", result.best_kendall, "kendall"),
     ):
         if best is None:
             out_console.print(f"best α by {label}: undefined (fewer than 3 models or no variance)")

@@ -27,7 +27,9 @@ class SandboxRun(CoreModel):
     ``mode``: ``asserts`` (``tests`` holds assert statements run after ``code``),
     ``unittest`` (``tests`` is a unittest module importing the code as ``solution``
     — see the sandbox docs), ``io`` (``cases``: stdin → expected stdout), ``python``
-    (run ``code`` as a program; exit 0 passes).
+    (run ``code`` as a program; exit 0 passes). ``environment`` names a suite's
+    sandbox environment (installed by ``adhere setup <name>``) whose interpreter runs the
+    code; empty: the evaluator's own interpreter.
     """
 
     kind: Literal["sandbox"] = "sandbox"
@@ -40,6 +42,7 @@ class SandboxRun(CoreModel):
     files: dict[str, str] = Field(default_factory=dict)
     timeout: float = Field(default=10.0, gt=0)
     memory_mb: int = Field(default=1024, gt=0)
+    environment: str = ""
 
 
 class RuffRun(CoreModel):

@@ -2,57 +2,57 @@
 
 For each α on a grid from 0 to 1, every model's composite score is
 ``α · IF + (1 − α) · Func`` (IF: instruction following, Func: functional
-correctness, both shares in [0, 1]); its Pearson and Spearman correlations with the
-models' Elo ratings are computed, and the α with the highest of each is reported.
-Spearman uses average ranks for ties. A correlation is undefined (``None``) when
+correctness, both shares in [0, 1]); its Pearson, Spearman and Kendall (τ-b)
+correlations with the models' Elo ratings are computed (:mod:`scipy.stats`), and the α
+with the highest of each is reported. A correlation is undefined (``None``) when
 either side has no variance or fewer than three models are compared.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["AlphaPoint", "VibeResult", "pearson", "ranks", "spearman", "vibe_correlation"]
+from scipy import stats
+
+__all__ = ["AlphaPoint", "VibeResult", "kendall", "pearson", "spearman", "vibe_correlation"]
 
 _MIN_MODELS = 3
 
 
-def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
-    """Pearson's r of two equally long sequences (``None`` when undefined)."""
+def _statistic(test: Callable[..., Any], xs: Sequence[float], ys: Sequence[float]) -> float | None:
     if len(xs) != len(ys):
         raise ValueError(f"sequences differ in length ({len(xs)} vs {len(ys)})")
-    n = len(xs)
-    if n < 2:
+    if len(xs) < 2 or _flat(xs) or _flat(ys):
         return None
-    mx, my = sum(xs) / n, sum(ys) / n
-    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
-    sxx = sum((x - mx) ** 2 for x in xs)
-    syy = sum((y - my) ** 2 for y in ys)
-    if sxx <= 0 or syy <= 0:
-        return None
-    return sxy / math.sqrt(sxx * syy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # near-constant input: scipy warns, we check below
+        value = float(test(list(xs), list(ys)).statistic)
+    return None if math.isnan(value) else value
 
 
-def ranks(values: Sequence[float]) -> list[float]:
-    """1-based ranks, ties sharing the average of their positions."""
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    out = [0.0] * len(values)
-    start = 0
-    while start < len(order):
-        end = start
-        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
-            end += 1
-        for position in range(start, end + 1):
-            out[order[position]] = (start + end) / 2 + 1
-        start = end + 1
-    return out
+def _flat(values: Sequence[float]) -> bool:
+    """No variance, up to floating-point noise (composites such as 0.5·0.1 + 0.5·0.4)."""
+    low, high = min(values), max(values)
+    return high - low <= 1e-12 * max(1.0, abs(high), abs(low))
+
+
+def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    """Pearson's r of two equally long sequences (``None`` when undefined)."""
+    return _statistic(stats.pearsonr, xs, ys)
 
 
 def spearman(xs: Sequence[float], ys: Sequence[float]) -> float | None:
-    """Spearman's ρ: Pearson's r of the (average) ranks."""
-    return pearson(ranks(xs), ranks(ys))
+    """Spearman's ρ (average ranks for ties; ``None`` when undefined)."""
+    return _statistic(stats.spearmanr, xs, ys)
+
+
+def kendall(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    """Kendall's τ-b (``None`` when undefined)."""
+    return _statistic(stats.kendalltau, xs, ys)
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,7 @@ class AlphaPoint:
     alpha: float
     pearson: float | None
     spearman: float | None
+    kendall: float | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ class VibeResult:
         points: One point per α, in increasing α.
         best_pearson: The point with the highest Pearson r (``None``: all undefined).
         best_spearman: The point with the highest Spearman ρ.
+        best_kendall: The point with the highest Kendall τ.
         missing: Models of either input that the other lacks (left out).
     """
 
@@ -81,6 +83,7 @@ class VibeResult:
     best_pearson: AlphaPoint | None
     best_spearman: AlphaPoint | None
     missing: tuple[str, ...]
+    best_kendall: AlphaPoint | None = None
 
 
 def _best(points: Sequence[AlphaPoint], attribute: str) -> AlphaPoint | None:
@@ -125,6 +128,7 @@ def vibe_correlation(
                 alpha=alpha,
                 pearson=pearson(composite, ratings) if enough else None,
                 spearman=spearman(composite, ratings) if enough else None,
+                kendall=kendall(composite, ratings) if enough else None,
             )
         )
     return VibeResult(
@@ -133,4 +137,5 @@ def vibe_correlation(
         best_pearson=_best(points, "pearson"),
         best_spearman=_best(points, "spearman"),
         missing=missing,
+        best_kendall=_best(points, "kendall"),
     )

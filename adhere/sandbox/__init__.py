@@ -63,6 +63,7 @@ from adhere.sandbox._api import (
     summarize,
 )
 from adhere.sandbox._classify import compare_output, normalize_output
+from adhere.sandbox._envs import EnvError, Environment, env_home, install_environment
 from adhere.sandbox._plan import ISOLATION_ENV
 from adhere.sandbox._probe import SandboxInfo, sandbox_info
 from adhere.sandbox._types import (
@@ -79,6 +80,8 @@ from adhere.sandbox._types import (
 
 __all__ = [
     "AssertsJob",
+    "EnvError",
+    "Environment",
     "ISOLATION_ENV",
     "Isolation",
     "Job",
@@ -90,6 +93,8 @@ __all__ = [
     "Status",
     "UnittestJob",
     "compare_output",
+    "env_home",
+    "install_environment",
     "normalize_output",
     "run_asserts",
     "run_io",

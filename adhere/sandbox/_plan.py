@@ -175,8 +175,10 @@ def bwrap_prefix(
     present = [h for h in hidden if os.path.isdir(h)]
     for directory in present:
         argv += ["--tmpfs", directory]
-    for path in _exposed(interpreter_paths, present):
-        argv += [*_parents(path, present), "--ro-bind", path, path]
+    # the interpreter's directories come back read-only, also from under the private
+    # /tmp (a sandbox environment installed in a temporary directory)
+    for path in _exposed(interpreter_paths, [*present, "/tmp"]):
+        argv += [*_parents(path, [*present, "/tmp"]), "--ro-bind", path, path]
     argv += [*_parents(workdir, [*present, "/tmp"]), "--bind", workdir, workdir]
     argv += ["--chdir", workdir]  # bwrap also sets PWD; the harness removes it
     if is_root:

@@ -11,7 +11,12 @@ instance the panel also says which side the run followed (:func:`judge_conflict_
 """
 
 from adhere.scoring._conflict import conflict_question, judge_conflict_trial
-from adhere.scoring._evidence import gather_evidence
+from adhere.scoring._evidence import (
+    gather_evidence,
+    register_environment,
+    sandbox_environments,
+    sandbox_evidence,
+)
 from adhere.scoring._judge_calls import judge_call_log
 from adhere.scoring._score import (
     DecidedChecks,
@@ -41,6 +46,9 @@ __all__ = [
     "judge_checks",
     "ok_trials",
     "record_trial",
+    "register_environment",
+    "sandbox_environments",
+    "sandbox_evidence",
     "score_rollout",
     "score_trial",
 ]

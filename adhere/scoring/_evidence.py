@@ -24,14 +24,25 @@ import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from adhere.core import Evidence, EvidenceRequest, Instance, RuffRun, SandboxRun, Trajectory
-from adhere.sandbox import Limits, RunResult, run_asserts, run_io, run_python, run_unittest
+from adhere.sandbox import (
+    Environment,
+    Limits,
+    RunResult,
+    run_asserts,
+    run_io,
+    run_python,
+    run_unittest,
+)
 from adhere.sandbox import summarize as summarize_runs
 from adhere.scoring._ruff_batcher import batched_ruff
 from adhere.suites import Suite
+from adhere.suites.vericode import ENVIRONMENT_LOCK, ENVIRONMENT_PYTHON, SUITE_ENVIRONMENT
 
 __all__ = [
     "RuffExecutor",
     "gather_evidence",
+    "register_environment",
+    "sandbox_environments",
     "sandbox_evidence",
     "set_ruff_executor",
     "wants_evidence",
@@ -96,8 +107,49 @@ async def gather_evidence(
     return out
 
 
+_ENVIRONMENTS: dict[str, Environment] = {
+    SUITE_ENVIRONMENT: Environment(SUITE_ENVIRONMENT, ENVIRONMENT_LOCK, ENVIRONMENT_PYTHON),
+}
+
+
+def sandbox_environments() -> dict[str, Environment]:
+    """The sandbox environments requests may name (``adhere setup <name>`` installs one)."""
+    return dict(_ENVIRONMENTS)
+
+
+def register_environment(env: Environment) -> Environment | None:
+    """Add or replace a named environment; returns the one it replaced."""
+    previous = _ENVIRONMENTS.get(env.name)
+    _ENVIRONMENTS[env.name] = env
+    return previous
+
+
+def _interpreter(request: SandboxRun) -> str | Evidence | None:
+    """The interpreter of the request's environment, or error evidence saying why not."""
+    if not request.environment:
+        return None
+    env = _ENVIRONMENTS.get(request.environment)
+    if env is None:
+        known = ", ".join(sorted(_ENVIRONMENTS)) or "none"
+        return Evidence(id=request.id, status="error",
+                        detail=f"unknown sandbox environment {request.environment!r} "
+                        f"(known: {known})")  # fmt: skip
+    found = env.interpreter()
+    if found is None:
+        return Evidence(
+            id=request.id,
+            status="error",
+            detail=f"the sandbox environment {env.name!r} is not installed: run "
+            f"`adhere setup {env.name}` (tests need its libraries)",
+        )
+    return str(found)
+
+
 async def sandbox_evidence(request: SandboxRun) -> Evidence:
     """Run one sandbox request (bounded by the process-wide sandbox slots)."""
+    python = _interpreter(request)
+    if isinstance(python, Evidence):
+        return python
     loop = asyncio.get_running_loop()
     slots = _sandbox_slots.get(loop)
     if slots is None:
@@ -112,20 +164,23 @@ async def sandbox_evidence(request: SandboxRun) -> Evidence:
                     setup=request.setup,
                     files=request.files,
                     limits=limits,
+                    python=python,
                 )
             elif request.mode == "unittest":
                 result = await run_unittest(
-                    request.code, request.tests, files=request.files, limits=limits
+                    request.code, request.tests, files=request.files, limits=limits, python=python
                 )
             elif request.mode == "io":
                 if not request.cases:
                     return Evidence(id=request.id, status="error", detail="io run without cases")
                 cases = await run_io(
-                    request.code, request.cases, files=request.files, limits=limits
+                    request.code, request.cases, files=request.files, limits=limits, python=python
                 )
                 result = summarize_runs(cases)
             else:
-                result = await run_python(request.code, files=request.files, limits=limits)
+                result = await run_python(
+                    request.code, files=request.files, limits=limits, python=python
+                )
         except Exception as exc:  # the sandbox could not run at all: say so, never pass
             return Evidence(id=request.id, status="error", detail=f"sandbox: {exc}")
     return _evidence(request.id, result)

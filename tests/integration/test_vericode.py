@@ -20,9 +20,9 @@ EXAMPLE = ROOT / "examples" / "vericode"
 def _subset(tmp_path: Path) -> Path:
     bench = (EXAMPLE / "benchmark.yaml").read_text(encoding="utf-8")
     bench = bench.replace("seed: 0}", "seed: 0, limit: 3}").replace(
-        "ks: [0, 1, 2, 3, 4, 5]", "ks: [0, 5]"
+        "ks: [0, 1, 2, 3, 4, 5]", "ks: [0, 1, 5]"
     )
-    assert "limit: 3" in bench and "ks: [0, 5]" in bench
+    assert "limit: 3" in bench and "ks: [0, 1, 5]" in bench
     (tmp_path / "benchmark.yaml").write_text(bench, encoding="utf-8")
     rollout = (EXAMPLE / "rollout.yaml").read_text(encoding="utf-8")
     rollout = rollout.replace("file://../../runs", "file://./runs")
@@ -39,7 +39,7 @@ def test_example_subset_end_to_end(tmp_path: Path) -> None:
     report = report_for(store)
     functional, following = report.paper[-2:]
     rows = {tuple(r[:2]): r[2:] for r in functional.rows}
-    # 3 tasks × (k=0, k=5 single-turn + one multi-turn) × 2 models
+    # 3 tasks × (k=0, 1, 5 single-turn + one multi-turn) × 2 models
     assert set(rows) == {("oracle", "single"), ("oracle", "multi"),
                          ("noisy", "single"), ("noisy", "multi")}  # fmt: skip
     header = functional.header
@@ -77,6 +77,13 @@ def test_example_subset_end_to_end(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "models compared: noisy, oracle" in proc.stdout
     assert "best α by Pearson: undefined" in proc.stdout  # two models: no correlation
+    assert "best α by Kendall: undefined" in proc.stdout
+    proc = run_cli(
+        "analyze", "vibe-correlation", str(tmp_path / "runs" / "vericode"), "--elo", str(elo),
+        "--points", "largest", "--max-error-rate", "0.1",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "models compared: noisy, oracle" in proc.stdout
 
 
 def test_generate_with_the_selector_double_and_load(tmp_path: Path) -> None:

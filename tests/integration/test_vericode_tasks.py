@@ -5,7 +5,7 @@ import asyncio
 
 from adhere.scoring._evidence import sandbox_evidence
 from adhere.suites.vericode import break_solution, builtin_tasks
-from adhere.suites.vericode._suite import _sandbox
+from adhere.suites.vericode._verdicts import sandbox
 
 
 def test_references_pass_and_mutations_fail():
@@ -14,10 +14,10 @@ def test_references_pass_and_mutations_fail():
     async def main():
         runs = []
         for task in tasks:
-            runs.append(sandbox_evidence(_sandbox(f"{task.id}/ok", task, task.solution)))
+            runs.append(sandbox_evidence(sandbox(f"{task.id}/ok", task, task.solution, "auto")))
             broken = break_solution(task, task.solution)
             assert broken != task.solution
-            runs.append(sandbox_evidence(_sandbox(f"{task.id}/broken", task, broken)))
+            runs.append(sandbox_evidence(sandbox(f"{task.id}/broken", task, broken, "auto")))
         return await asyncio.gather(*runs)
 
     found = {e.id: e for e in asyncio.run(main())}

@@ -16,6 +16,7 @@ from adhere.suites.vericode._checks import (
     fences,
     has_code,
 )
+from adhere.suites.vericode._instances import selection_instances
 from adhere.suites.vericode._instruction import (
     CATEGORIES,
     Instruction,
@@ -24,8 +25,16 @@ from adhere.suites.vericode._instruction import (
     validate_params,
 )
 from adhere.suites.vericode._load import builtin_tasks, load_tasks, parse_task
-from adhere.suites.vericode._metrics import model_scores, report_tables, units
+from adhere.suites.vericode._metrics import (
+    POINTS,
+    error_rates,
+    excluded_models,
+    model_scores,
+    report_tables,
+    units,
+)
 from adhere.suites.vericode._options import read_selections
+from adhere.suites.vericode._paper_rules import PAPER_CUSTOM_CHECKS, paper_extract
 from adhere.suites.vericode._prompt import SYSTEM_PROMPT, multi_turns, single_turn
 from adhere.suites.vericode._render import break_solution, render_reply, strip_docs, violation
 from adhere.suites.vericode._select import (
@@ -38,15 +47,36 @@ from adhere.suites.vericode._select import (
     select_deterministic,
     selector_prompt,
 )
-from adhere.suites.vericode._suite import VeriCodeSuite, selection_instances
+from adhere.suites.vericode._suite import VeriCodeSuite
 from adhere.suites.vericode._task import Task, TaskTests, derive_tags
+from adhere.suites.vericode._templates import (
+    ADHERE_PROMPTS,
+    PAPER_PROMPTS,
+    TEMPLATE_VARIABLES,
+    Prompts,
+    prompts_from,
+)
+from adhere.suites.vericode._verdicts import ENVIRONMENT_LOCK, ENVIRONMENT_PYTHON, SUITE_ENVIRONMENT
 
 __all__ = [
+    "ADHERE_PROMPTS",
     "CATEGORIES",
+    "PAPER_CUSTOM_CHECKS",
+    "PAPER_PROMPTS",
+    "POINTS",
+    "TEMPLATE_VARIABLES",
+    "Prompts",
+    "error_rates",
+    "excluded_models",
+    "paper_extract",
+    "prompts_from",
     "CONFLICTS",
     "CUSTOM_CHECKS",
+    "ENVIRONMENT_LOCK",
+    "ENVIRONMENT_PYTHON",
     "INSTRUCTIONS",
     "SELECTOR_SYSTEM",
+    "SUITE_ENVIRONMENT",
     "SYSTEM_PROMPT",
     "CheckResult",
     "Chosen",

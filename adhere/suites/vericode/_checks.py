@@ -15,8 +15,10 @@ the suite fails every code check of it rather than letting empty input pass Ruff
   comment token and no docstring (a string expression first in a module, class or
   function body).
 - ``python_json`` (doc_6): the reply is exactly two fenced blocks — the first tagged
-  ``python`` (or ``py``) and not empty, the second ``json`` — with nothing but
-  whitespace around them, and the JSON block parses.
+  ``python`` or ``python3`` and not empty, the second ``json`` (tags as written:
+  lower case, first word of the info string; ``py``, ``Python`` and ``{.python}`` fail,
+  as in the paper's evaluator) — with nothing but whitespace around them, and the
+  JSON block parses.
 """
 
 from __future__ import annotations
@@ -32,9 +34,12 @@ from dataclasses import dataclass
 __all__ = ["CUSTOM_CHECKS", "CheckResult", "Fence", "extract_code", "fences", "has_code"]
 
 _FENCE = re.compile(
-    r"^[ \t]*(?P<ticks>`{3,})[ \t]*(?P<info>[^`\n]*)\n(?P<body>.*?)(?P=ticks)`*[ \t]*$",
+    r"^[ \t]*(?P<ticks>`{3,})(?P<pad>[ \t]*)(?P<info>[^`\n]*)\n(?P<body>.*?)(?P=ticks)`*[ \t]*$",
     re.DOTALL | re.MULTILINE,
 )
+
+
+_PYTHON_TAGS = ("python", "python3")
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,9 @@ class Fence:
     body: str
     start: int
     end: int
+    tag: str = ""
+    """The first word of the info string as written, when it follows the backticks
+    directly (``""`` otherwise: ```` ``` python ```` has no tag for doc_6)."""
 
 
 @dataclass(frozen=True)
@@ -66,10 +74,12 @@ def _lang(info: str) -> str:
 
 def fences(reply: str) -> list[Fence]:
     """The complete fenced blocks of a reply, in order."""
-    return [
-        Fence(_lang(m.group("info")), m.group("body"), m.start(), m.end())
-        for m in _FENCE.finditer(reply)
-    ]
+    out = []
+    for m in _FENCE.finditer(reply):
+        info = m.group("info")
+        tag = info.split()[0] if info.split() and not m.group("pad") else ""
+        out.append(Fence(_lang(info), m.group("body"), m.start(), m.end(), tag))
+    return out
 
 
 def extract_code(reply: str) -> str:
@@ -140,9 +150,9 @@ def python_json(reply: str) -> CheckResult:
     if len(found) != 2:
         return CheckResult(False, f"expected 2 fenced blocks, found {len(found)}")
     code, data = found
-    if code.lang not in ("python", "py") or data.lang != "json":
+    if code.tag not in _PYTHON_TAGS or data.tag != "json":
         return CheckResult(
-            False, f"expected a python block then a json block, got {code.lang!r}, {data.lang!r}"
+            False, f"expected a python block then a json block, got {code.tag!r}, {data.tag!r}"
         )
     if not has_code(code.body):
         return CheckResult(False, "the python block is empty")

@@ -26,7 +26,16 @@ from adhere.metrics import ScoredTrial, Table, pct
 from adhere.suites.vericode._catalog import by_id
 from adhere.suites.vericode._instruction import CATEGORIES
 
-__all__ = ["Unit", "group_units", "model_scores", "report_tables", "units"]
+__all__ = [
+    "POINTS",
+    "Unit",
+    "error_rates",
+    "excluded_models",
+    "group_units",
+    "model_scores",
+    "report_tables",
+    "units",
+]
 
 _TURN = re.compile(r"^t(\d+)\.(.+)$")
 
@@ -108,19 +117,58 @@ def if_task(group: list[Unit], k: int) -> float | None:
     return _share([u.all_followed for u in group if u.k == k and u.instructions])
 
 
+POINTS = ("paper", "largest")
+"""Where vibe correlation takes IF and Func: ``paper`` — IF at one instruction
+(single-turn k = 1), Func = pass@1 on the original prompt (k = 0); ``largest`` — both
+at the largest k of the protocol."""
+
+
+def error_rates(trials: Iterable[ScoredTrial]) -> dict[str, float]:
+    """Per model: the share of its trials that ended in ``error`` (no usable reply)."""
+    counts: dict[str, list[bool]] = defaultdict(list)
+    for trial in trials:
+        if trial.keys.get("protocol") in ("single", "multi"):
+            counts[str(trial.keys.get("model"))].append(trial.status == "error")
+    return {model: sum(flags) / len(flags) for model, flags in sorted(counts.items())}
+
+
+def excluded_models(trials: Iterable[ScoredTrial], max_error_rate: float | None) -> list[str]:
+    """Models whose error rate exceeds ``max_error_rate`` (the paper: 0.10); none when unset."""
+    if max_error_rate is None:
+        return []
+    return [m for m, rate in error_rates(trials).items() if rate > max_error_rate]
+
+
 def model_scores(
-    trials: Iterable[ScoredTrial], *, protocol: str = "single", if_metric: str = "task"
+    trials: Iterable[ScoredTrial],
+    *,
+    protocol: str = "single",
+    if_metric: str = "task",
+    points: str = "paper",
+    max_error_rate: float | None = None,
 ) -> dict[str, tuple[float, float]]:
-    """Per model: (IF, pass@1) at the largest k of the protocol, for vibe correlation."""
+    """Per model: (IF, Func) for vibe correlation, at ``points`` (see :data:`POINTS`).
+
+    ``paper`` points read single-turn trials whatever ``protocol`` says (the paper takes
+    IF from single-turn generation under one instruction); at k = 1 IF_task and
+    IF_instruction agree. Models above ``max_error_rate`` are left out. A model without
+    units at the points (no k = 1 or k = 0 trials) is left out too.
+    """
+    if points not in POINTS:
+        raise ValueError(f"points must be one of {', '.join(POINTS)}, got {points!r}")
+    trials = list(trials)
+    dropped = set(excluded_models(trials, max_error_rate))
+    wanted = "single" if points == "paper" else protocol
     per_model: dict[str, list[Unit]] = defaultdict(list)
     for trial in trials:
-        if trial.keys.get("protocol") == protocol:
-            per_model[str(trial.keys.get("model"))] += units(trial)
+        model = str(trial.keys.get("model"))
+        if trial.keys.get("protocol") == wanted and model not in dropped:
+            per_model[model] += units(trial)
     out = {}
     for model, group in sorted(per_model.items()):
-        top = max(u.k for u in group)
-        follow = if_task(group, top) if if_metric == "task" else if_instruction(group, top)
-        func = pass_at_1(group, top)
+        if_k, func_k = (1, 0) if points == "paper" else (max(u.k for u in group),) * 2
+        follow = if_task(group, if_k) if if_metric == "task" else if_instruction(group, if_k)
+        func = pass_at_1(group, func_k)
         if follow is not None and func is not None:
             out[model] = (follow, func)
     return out

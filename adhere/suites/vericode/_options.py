@@ -14,16 +14,21 @@ from adhere.suites.vericode._catalog import by_id
 from adhere.suites.vericode._instruction import validate_params
 from adhere.suites.vericode._select import Selection
 
-__all__ = ["FORMATS", "PROTOCOLS", "check_options", "read_selections"]
+__all__ = ["ENVIRONMENTS", "FORMATS", "PROTOCOLS", "RULES", "check_options", "read_selections"]
 
 PROTOCOLS = ("single", "multi")
 FORMATS = ("auto", "native", "bigcodebench", "livecodebench")
+RULES = ("adhere", "paper")
+"""``protocol``: adhere's rules (the default) or the paper's (docs/vericode.md's table)."""
+ENVIRONMENTS = ("auto", "none")
+"""``environment``: ``auto`` runs tasks with third-party libraries in the suite's
+environment (``adhere setup vericode``); ``none`` always in the evaluator's interpreter."""
 
 
 def check_options(raw: Mapping[str, Any], field: str, file: str = "") -> dict[str, Any]:
     """The suite options with defaults filled in; ``SpecError`` naming the field otherwise."""
     out: dict[str, Any] = {"protocols": list(PROTOCOLS), "k": 5, "seed": 0, "format": "auto"}
-    out["ks"] = None
+    out.update(ks=None, protocol="adhere", prompts=None, environment="auto")
     for key, value in raw.items():
         where = f"{field}.{key}"
         if key == "protocols":
@@ -47,9 +52,14 @@ def check_options(raw: Mapping[str, Any], field: str, file: str = "") -> dict[st
             if not _is_int(value, None):
                 raise SpecError("expected an integer", file=file, field=where)
             out[key] = value
-        elif key == "format":
-            if value not in FORMATS:
-                raise SpecError(f"expected one of {', '.join(FORMATS)}", file=file, field=where)
+        elif key in ("format", "protocol", "environment"):
+            allowed = {"format": FORMATS, "protocol": RULES, "environment": ENVIRONMENTS}[key]
+            if value not in allowed:
+                raise SpecError(f"expected one of {', '.join(allowed)}", file=file, field=where)
+            out[key] = value
+        elif key == "prompts":
+            if not isinstance(value, str) or not value.strip():
+                raise SpecError("expected the path of a prompts file", file=file, field=where)
             out[key] = value
     return out
 

@@ -15,6 +15,14 @@ keys plus ``tasks``):
     Keep the first N tasks.
 ``format`` (default ``auto``)
     Task file format: native, bigcodebench, livecodebench.
+``protocol`` (default ``adhere``)
+    ``paper``: the paper's extraction, custom checks, no-code rule and prompt wording
+    (docs/vericode.md, "paper protocol vs adhere default").
+``prompts``
+    A YAML file of prompt templates replacing the protocol's (:mod:`._templates`).
+``environment`` (default ``auto``)
+    ``auto``: tasks importing third-party libraries run their tests in the suite's
+    sandbox environment (``adhere setup vericode``); ``none``: in the evaluator's.
 
 Sources: ``path`` (a selections file from ``adhere generate vericode``, or a task file
 in any of the formats) or ``generate: {tasks: builtin | <task file>, …}``.
@@ -28,141 +36,66 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
 from adhere.core import (
-    ChatMessage,
-    Check,
-    CheckKind,
     Evidence,
     EvidenceRequest,
     Instance,
     RuffRun,
-    SandboxRun,
-    Source,
     Trajectory,
     Verdict,
-    VerifierRef,
 )
 from adhere.errors import SpecError
 from adhere.metrics import ScoredTrial, Table
-from adhere.spec import BenchmarkSpec, data_path
+from adhere.spec import BenchmarkSpec, data_path, parse_yaml, read_text
 from adhere.suites._registry import WrongItem, suite
 from adhere.suites.vericode._catalog import by_id
-from adhere.suites.vericode._checks import CUSTOM_CHECKS, extract_code, has_code
+from adhere.suites.vericode._instances import selection_instances
 from adhere.suites.vericode._load import TaskFormat, builtin_tasks, load_tasks
 from adhere.suites.vericode._metrics import report_tables
 from adhere.suites.vericode._options import check_options, read_selections
-from adhere.suites.vericode._prompt import SYSTEM_PROMPT, multi_turns, single_turn
 from adhere.suites.vericode._render import render_reply
 from adhere.suites.vericode._select import Selection, select_deterministic
 from adhere.suites.vericode._task import Task
+from adhere.suites.vericode._templates import (
+    ADHERE_PROMPTS,
+    PAPER_PROMPTS,
+    Prompts,
+    prompts_from,
+)
+from adhere.suites.vericode._verdicts import from_evidence, rules_for, sandbox, turn_replies
 
 __all__ = ["VeriCodeSuite", "selection_instances"]
 
-_OPTIONS = {"protocols", "ks", "k", "seed", "limit", "format"}
-_KEPT_DIAGNOSTICS = 5
+_OPTIONS = {"protocols", "ks", "k", "seed", "limit", "format", "protocol", "prompts",
+            "environment"}  # fmt: skip
 
 
-def _check(check_id: str, instruction_id: str | None, params: Mapping[str, Any]) -> Check:
-    if instruction_id is None:
-        return Check(
-            id=check_id,
-            source=Source.TEST,
-            kind=CheckKind.TESTING,
-            description="The code passes the task's unit tests.",
-            verifier=VerifierRef(name="vericode.tests"),
-        )
-    instruction = by_id(instruction_id)
-    name = "vericode.custom" if instruction.custom else "vericode.ruff"
-    return Check(
-        id=check_id,
-        source=Source.USER_QUERY,
-        kind=CheckKind.COMPLIANCE,
-        description=instruction.render_generation(params),
-        verifier=VerifierRef(name=name, params={"instruction": instruction_id, **params}),
-    )
+class _Key(NamedTuple):
+    protocol: str
+    task: Task
+    chosen: list[tuple[str, dict[str, Any]]]
+    rules: str
+    environment: str
 
 
-def selection_instances(
-    selection: Selection, protocols: Sequence[str], ks: Sequence[int] | None = None
-) -> list[Instance]:
-    """The instances of one task's selection: single-turn per k, and one multi-turn."""
-    task = selection.task
-    chosen = [(c.id, dict(c.params)) for c in selection.instructions]
-    out = []
-    for protocol in protocols:
-        if protocol == "single":
-            for k in ks if ks is not None else range(len(chosen) + 1):
-                if k > len(chosen):
-                    continue
-                mine = chosen[:k]
-                checks = [_check("tests", None, {})]
-                checks += [_check(i, i, p) for i, p in mine]
-                out.append(_instance(selection, f"{task.id}.single.k{k}", "single", k,
-                                     [single_turn(task, mine)], checks))  # fmt: skip
-        else:
-            checks = []
-            for turn in range(len(chosen) + 1):
-                checks.append(_check(f"t{turn}.tests", None, {}))
-                checks += [_check(f"t{turn}.{i}", i, p) for i, p in chosen[:turn]]
-            out.append(_instance(selection, f"{task.id}.multi", "multi", len(chosen),
-                                 multi_turns(task, chosen), checks))  # fmt: skip
-    return out
-
-
-def _instance(
-    selection: Selection, iid: str, protocol: str, k: int, turns: list[str], checks: list[Check]
-) -> Instance:
-    task = selection.task
-    return Instance(
-        id=iid,
-        suite="vericode",
-        system_prompt=SYSTEM_PROMPT,
-        turns=turns,
-        checks=checks,
-        metadata={
-            "task": task.id,
-            "task_source": task.source,
-            "protocol": protocol,
-            "k": k,
-            "selector": selection.selector,
-            "instructions": ",".join(c.id for c in selection.instructions[:k]),
-            "vericode": {
-                "protocol": protocol,
-                "k": k,
-                "task": task.model_dump(mode="json"),
-                "instructions": [c.model_dump(mode="json") for c in selection.instructions[:k]],
-            },
-        },
-    )
-
-
-def _key(instance: Instance) -> tuple[str, Task, list[tuple[str, dict[str, Any]]]]:
+def _key(instance: Instance) -> _Key:
     try:
         key = instance.metadata["vericode"]
         task = Task.model_validate(key["task"])
         chosen = [(str(c["id"]), dict(c.get("params", {}))) for c in key["instructions"]]
-        return str(key["protocol"]), task, chosen
+        rules = str(key.get("rules", "adhere"))
+        rules_for(rules)
+        environment = str(key.get("environment", "auto"))
+        return _Key(str(key["protocol"]), task, chosen, rules, environment)
     except (KeyError, TypeError, ValidationError) as exc:
         raise SpecError(
             f"instance {instance.id!r} is not a VeriCode instance (no answer key)",
             field="metadata.vericode",
         ) from exc
-
-
-def turn_replies(messages: Sequence[ChatMessage], turns: int) -> list[str | None]:
-    """The reply to each user turn: the last non-empty assistant text before the next one."""
-    replies: list[str | None] = [None] * turns
-    turn = -1
-    for message in messages:
-        if message.role == "user":
-            turn += 1
-        elif message.role == "assistant" and 0 <= turn < turns and message.content.strip():
-            replies[turn] = message.content
-    return replies
 
 
 def _scored_turns(protocol: str, chosen: Sequence[Any]) -> list[tuple[int, int]]:
@@ -174,20 +107,6 @@ def _scored_turns(protocol: str, chosen: Sequence[Any]) -> list[tuple[int, int]]
 
 def _prefix(protocol: str, turn: int) -> str:
     return "" if protocol == "single" else f"t{turn}."
-
-
-def _sandbox(request_id: str, task: Task, code: str) -> SandboxRun:
-    tests = task.tests
-    return SandboxRun(
-        id=request_id,
-        mode=tests.mode,
-        code=code,
-        tests=tests.code,
-        setup=tests.setup,
-        cases=list(tests.cases),
-        files=dict(tests.files),
-        timeout=tests.timeout,
-    )
 
 
 @suite("vericode")
@@ -228,7 +147,8 @@ class VeriCodeSuite:
                     file=file,
                     field="spec.source.generate",
                 )
-            options.update(check_options(raw, "spec.source.generate", file))
+            checked = check_options(raw, "spec.source.generate", file)
+            options.update({key: checked[key] for key in raw})
         elif spec.source.path is not None:
             tasks_from = spec.source.path
         else:
@@ -238,10 +158,30 @@ class VeriCodeSuite:
         limit = options.get("limit")
         if limit is not None:
             selections = selections[:limit]
+        prompts = self._prompts(options, base_dir, file)
         out: list[Instance] = []
         for selection in selections:
-            out += selection_instances(selection, options["protocols"], options.get("ks"))
+            out += selection_instances(
+                selection,
+                options["protocols"],
+                options.get("ks"),
+                rules=options["protocol"],
+                prompts=prompts,
+                environment=options["environment"],
+            )
         return out
+
+    @staticmethod
+    def _prompts(options: Mapping[str, Any], base_dir: Path, file: str) -> Prompts:
+        base = PAPER_PROMPTS if options["protocol"] == "paper" else ADHERE_PROMPTS
+        where = options.get("prompts")
+        if where is None:
+            return base
+        path = data_path(where, base_dir=base_dir, file=file, field="spec.options.prompts")
+        if not path.is_file():
+            raise SpecError(f"{path} does not exist", file=file, field="spec.options.prompts")
+        raw = parse_yaml(read_text(path), file=str(path))
+        return prompts_from(raw, base, file=str(path), field="templates")
 
     @staticmethod
     def _selections(
@@ -263,14 +203,15 @@ class VeriCodeSuite:
 
     def evidence(self, instance: Instance, trajectory: Trajectory) -> list[EvidenceRequest]:
         """Sandboxed test runs and Ruff checks of the code of every checked turn."""
-        protocol, task, chosen = _key(instance)
+        protocol, task, chosen, rules_name, environment = _key(instance)
+        rules = rules_for(rules_name)
         replies = turn_replies(trajectory.messages, len(instance.turns))
         requests: list[EvidenceRequest] = []
         for turn, k in _scored_turns(protocol, chosen):
-            code = extract_code(replies[turn] or "")
-            if not has_code(code):
+            if rules.no_code(replies[turn], turn) is not None:
                 continue  # nothing to run: score() fails the turn's code checks
-            requests.append(_sandbox(f"tests@{turn}", task, code))
+            code = rules.extract(replies[turn] or "")
+            requests.append(sandbox(f"tests@{turn}", task, code, environment))
             for instruction_id, params in chosen[:k]:
                 instruction = by_id(instruction_id)
                 if instruction.custom is not None:
@@ -294,9 +235,11 @@ class VeriCodeSuite:
     ) -> list[Verdict]:
         """One verdict per check; missing or ``error`` evidence gives ``error`` verdicts.
 
-        A turn without code (no reply, or only empty fenced blocks) fails its code checks.
+        A turn without code (no reply; under adhere's rules also only empty fenced
+        blocks) fails its code checks.
         """
-        protocol, _task, chosen = _key(instance)
+        key = _key(instance)
+        protocol, chosen, rules = key.protocol, key.chosen, rules_for(key.rules)
         found = evidence or {}
         replies = turn_replies(trajectory.messages, len(instance.turns))
         verdicts = []
@@ -305,9 +248,9 @@ class VeriCodeSuite:
             index = None if reply is None else turn
             prefix = _prefix(protocol, turn)
             base = {"protocol": protocol, "turn": turn, "k": k}
-            no_code = _no_code(reply, turn)
+            no_code = rules.no_code(reply, turn)
             verdicts.append(
-                _from_evidence(
+                from_evidence(
                     f"{prefix}tests",
                     found.get(f"tests@{turn}"),
                     "vericode.tests",
@@ -328,7 +271,7 @@ class VeriCodeSuite:
                 check_id = f"{prefix}{instruction_id}"
                 if instruction.custom is None:
                     verdicts.append(
-                        _from_evidence(
+                        from_evidence(
                             check_id,
                             found.get(f"ruff:{instruction_id}@{turn}"),
                             "vericode.ruff",
@@ -339,8 +282,8 @@ class VeriCodeSuite:
                     )
                     continue
                 text = reply or ""
-                outcome = CUSTOM_CHECKS[instruction.custom](
-                    text if instruction.whole_reply else extract_code(text)
+                outcome = rules.custom[instruction.custom](
+                    text if instruction.whole_reply else rules.extract(text)
                 )
                 verdicts.append(
                     Verdict(
@@ -356,7 +299,7 @@ class VeriCodeSuite:
 
     def oracle_reply(self, instance: Instance, turn: int, wrong: WrongItem) -> str:
         """The reference solution, in the form the instructions in force ask for."""
-        protocol, task, chosen = _key(instance)
+        protocol, task, chosen = _key(instance)[:3]
         active = chosen if protocol == "single" else chosen[:turn]
         return render_reply(task, active, wrong)
 
@@ -371,41 +314,3 @@ class VeriCodeSuite:
     def report_tables(self, trials: Iterable[ScoredTrial]) -> tuple[list[Table], list[Table]]:
         """Paper-layout tables (pass@1 and FR_k, IF per k) and per category/position."""
         return report_tables(trials)
-
-
-def _no_code(reply: str | None, turn: int) -> str | None:
-    """Why turn ``turn`` has no code to check, or ``None`` when it has some."""
-    if reply is None:
-        return f"no reply to turn {turn}: no code to check"
-    if not has_code(extract_code(reply)):
-        return f"the reply to turn {turn} holds no code (its fenced blocks are empty)"
-    return None
-
-
-def _from_evidence(
-    check_id: str,
-    found: Evidence | None,
-    decided_by: str,
-    index: int | None,
-    details: dict[str, Any],
-    no_code: str | None = None,
-) -> Verdict:
-    if no_code is not None:
-        return Verdict(check_id=check_id, result="fail", decided_by=decided_by,
-                       reasoning=no_code, evidence=index, details=details)  # fmt: skip
-    if found is None or found.status == "error":
-        reason = "no evidence was gathered" if found is None else found.detail
-        return Verdict(check_id=check_id, result="error", decided_by=decided_by,
-                       reasoning=reason, evidence=index, details=details)  # fmt: skip
-    extra = {}
-    diagnostics = found.data.get("diagnostics")
-    if diagnostics:
-        extra["diagnostics"] = diagnostics[:_KEPT_DIAGNOSTICS]
-    return Verdict(
-        check_id=check_id,
-        result="pass" if found.status == "pass" else "fail",
-        decided_by=decided_by,
-        reasoning=found.detail,
-        evidence=index,
-        details={**details, **extra},
-    )

@@ -64,7 +64,13 @@ def test_python_json_wants_exactly_a_python_then_a_json_block() -> None:
     assert python_json(f"{PY}\n{JS}\n") == CheckResult(
         True, "one python block, then one json block that parses"
     )
-    assert python_json(f"```py\nx = 1\n```\n{JS}").passed
+    # tags as the paper's evaluator reads them: python and python3 pass, py does not
+    assert python_json(f"```python3\nx = 1\n```\n{JS}").passed
+    assert python_json(f"```py\nx = 1\n```\n{JS}").reason == (
+        "expected a python block then a json block, got 'py', 'json'"
+    )
+    assert not python_json(f"```Python\nx = 1\n```\n{JS}").passed
+    assert not python_json(f"```{{.python}}\nx = 1\n```\n{JS}").passed
     assert python_json(PY) == CheckResult(False, "expected 2 fenced blocks, found 1")
     assert python_json(f"{PY}\n{JS}\n{JS}").reason == "expected 2 fenced blocks, found 3"
     assert python_json(f"{JS}\n{PY}") == CheckResult(
