@@ -119,6 +119,9 @@ def moto(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[MotoS3]:
     monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     server = MotoS3()
+    # moto keeps its state in-process, shared by every server of this pytest run: start
+    # from an empty S3, not from what an earlier test module left in the bucket.
+    server.reset()
     try:
         import boto3
 
