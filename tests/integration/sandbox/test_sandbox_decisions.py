@@ -23,6 +23,8 @@ from adhere.sandbox._plan import resolve_isolation
 def test_exported_names():
     assert adhere.sandbox.__all__ == [
         "AssertsJob",
+        "EnvError",
+        "Environment",
         "ISOLATION_ENV",
         "Isolation",
         "Job",
@@ -34,6 +36,8 @@ def test_exported_names():
         "Status",
         "UnittestJob",
         "compare_output",
+        "env_home",
+        "install_environment",
         "normalize_output",
         "run_asserts",
         "run_io",
