@@ -113,8 +113,8 @@ def _rollout_pairs(
 
 
 @main.command()
-@click.argument("baseline_ref", metavar="RUN_A", type=click.Path(exists=True))
-@click.argument("candidate_ref", metavar="RUN_B", type=click.Path(exists=True))
+@click.argument("baseline_ref", metavar="RUN_A")
+@click.argument("candidate_ref", metavar="RUN_B")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Markdown report.")
 @click.option(
     "--threshold",
@@ -151,7 +151,8 @@ def compare(
 ) -> None:
     """Compare run RUN_B (candidate) with RUN_A (baseline): ΔISR / ΔCSR, intervals, p-values.
 
-    Each RUN is a rollout's artifact directory or its rollout YAML. Trials are paired
+    Each RUN is a rollout's artifact directory, its rollout YAML, or a store URI
+    ending in the rollout (s3://bucket/runs/quickstart). Trials are paired
     by model, scaffold, instance and repeat; see docs/observability.md.
     """
     from rich.table import Table as RichTable

@@ -158,7 +158,7 @@ def run(
 
 
 @main.command()
-@click.argument("run_ref", metavar="RUN", type=click.Path(exists=True))
+@click.argument("run_ref", metavar="RUN")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Output directory.")
 @click.option(
     "--human-labels",
@@ -187,24 +187,15 @@ def report(
 ) -> None:
     """Print and write the report of a run.
 
-    RUN is a rollout's artifact directory (e.g. runs/quickstart) or its rollout YAML.
+    RUN is a rollout's artifact directory (e.g. runs/quickstart), its rollout YAML, or
+    a store URI ending in the rollout (s3://bucket/runs/quickstart, file:///…).
     Exit status 3 when some trial has undecided or errored checks (a run with no judge
     panel, a store whose scoring was cut short, judge errors) unless
     ``--allow-incomplete``; the report says so at the top.
     """
-    from adhere.artifacts import RolloutStore, open_rollout_dir
-    from adhere.spec import load_run_config
-    from adhere.store import open_store
+    from adhere.report import open_run
 
-    path = Path(run_ref)
-    if path.is_file():
-        config = load_run_config([path])
-        store = RolloutStore(
-            open_store(config.rollout.spec.storage, base_dir=config.base_dir),
-            config.rollout.metadata.name,
-        )
-    else:
-        store = open_rollout_dir(path)
+    store = open_run(run_ref)
     written = _write_report(store, out, human_labels, prices_file, aggregation)
     totals = written.totals
     exit_if_incomplete(
@@ -215,7 +206,7 @@ def report(
 
 
 @main.command()
-@click.argument("run_ref", metavar="RUN", type=click.Path(exists=True, file_okay=False))
+@click.argument("run_ref", metavar="RUN")
 @click.option(
     "--panel",
     "panel_file",
@@ -234,7 +225,11 @@ def score(
     verify_actors: int,
     judge_actors: int,
 ) -> None:
-    """Decide the checks of a stored rollout again (RUN: its artifact directory).
+    """Decide the checks of a stored rollout again.
+
+    RUN is the rollout's artifact directory, its rollout YAML, or a store URI ending
+    in the rollout (s3://bucket/runs/quickstart, file:///…); the verdicts are written
+    back there.
 
     Suite checks and bound verifiers are re-run; judge verdicts come from the
     verdict cache when nothing changed, so an unchanged rollout costs no judge call.
@@ -243,11 +238,12 @@ def score(
     errored (a verifier or judge failed, every judge's own verdicts included) unless
     ``--allow-incomplete``.
     """
-    from adhere.artifacts import open_rollout_dir
+    from adhere.report import open_run
     from adhere.runner import rescore
 
+    store = open_run(run_ref)
     scorer = _scorer(ray_address, verify_actors, judge_actors)
-    summary = asyncio.run(rescore(run_ref, panel_file=panel_file, scorer=scorer))
+    summary = asyncio.run(rescore(store, panel_file=panel_file, scorer=scorer))
     err_console.print(
         f"scored {summary.trials} trials in {summary.seconds:.1f}s: {summary.describe()}",
         highlight=False,
@@ -257,16 +253,17 @@ def score(
     _print_limiters(summary)
     complete = summary.complete
     if report:
-        complete = _write_report(open_rollout_dir(run_ref)).complete and complete
+        complete = _write_report(store).complete and complete
     exit_if_incomplete(complete, allow_incomplete, "checks were left undecided or errored")
 
 
 @main.command()
-@click.argument("run_ref", metavar="RUN", type=click.Path(exists=True, file_okay=False))
+@click.argument("run_ref", metavar="RUN")
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Directory of the corrected run (default: RUN-feedback beside RUN).",
+    help="Directory of the corrected run (default: RUN-feedback beside RUN, in RUN's "
+    "store when that is s3://).",
 )
 @click.option(
     "--append-turn",
@@ -294,13 +291,14 @@ def feedback(
 ) -> None:
     """Feed each trial's failed checks back to the agent, run it again, report ΔISR / ΔCSR.
 
-    RUN is a rollout's artifact directory. Trials with no failed check (and, with
+    RUN is a rollout's artifact directory, its rollout YAML, or a store URI ending in
+    the rollout (s3://bucket/runs/quickstart). Trials with no failed check (and, with
     --scaffold, other scaffolds' trials) are carried over unchanged. The report opens
     with the paper's Table 5: the partial-failure instances of RUN. Resumable: run
     the same command again to continue.
     """
     from adhere.judging import Placement
-    from adhere.report import RichProgress
+    from adhere.report import RichProgress, open_run
     from adhere.workflows import (
         feedback_report,
         plan_feedback,
@@ -312,7 +310,7 @@ def feedback(
     if control and append_turn:
         raise click.UsageError("--control and --append-turn exclude each other")
     placement: Placement = "none" if control else "new-turn" if append_turn else "append"
-    plan = plan_feedback(run_ref, out=out, placement=placement, scaffold=scaffold)
+    plan = plan_feedback(open_run(run_ref), out=out, placement=placement, scaffold=scaffold)
     err_console.print(
         f"feedback on [bold]{plan.source.rollout}[/]: {len(plan.corrected)} trials with failed "
         f"checks run again, {len(plan.carried)} carried over → {plan.target.uri}",

@@ -118,20 +118,22 @@ def trajectory() -> None:
 
 
 @trajectory.command("show")
-@click.argument("run_ref", metavar="RUN", type=click.Path(exists=True, file_okay=False))
+@click.argument("run_ref", metavar="RUN")
 @click.argument("trial_ref", metavar="TRIAL")
 @click.option("--raw", is_flag=True, help="Print the stored JSON instead of the readable view.")
 def trajectory_show(run_ref: str, trial_ref: str, raw: bool) -> None:
     """Show one trial's trajectory with its instruction-source tags.
 
-    RUN is a rollout's artifact directory (e.g. runs/octobench-sample); TRIAL is a
-    trial id, a unique prefix of one, or model/scaffold/instance[/rN].
+    RUN is a rollout's artifact directory (e.g. runs/octobench-sample), its rollout
+    YAML, or a store URI ending in the rollout (s3://bucket/runs/octobench-sample);
+    TRIAL is a trial id, a unique prefix of one, or model/scaffold/instance[/rN].
     """
-    from adhere.artifacts import find_trial, open_rollout_dir
+    from adhere.artifacts import find_trial
     from adhere.errors import SpecError
     from adhere.observe import render_trajectory
+    from adhere.report import open_run
 
-    store = open_rollout_dir(run_ref)
+    store = open_run(run_ref)
     trial = find_trial(store, trial_ref)
     found = store.read_trajectory(trial)
     if found is None:
