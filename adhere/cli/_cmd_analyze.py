@@ -9,8 +9,10 @@ from rich.markup import escape
 
 from adhere.cli._app import (
     err_console,
+    format_option,
     main,
     out_console,
+    print_json,
 )
 
 
@@ -139,6 +141,7 @@ def _rollout_pairs(
 )
 @click.option("--seed", default=0, show_default=True, type=int, help="Resampling seed.")
 @click.option("--fail-on-regression", is_flag=True, help="Exit with status 1 when flagged.")
+@format_option
 def compare(
     baseline_ref: str,
     candidate_ref: str,
@@ -148,18 +151,22 @@ def compare(
     samples: int,
     seed: int,
     fail_on_regression: bool,
+    fmt: str,
 ) -> None:
     """Compare run RUN_B (candidate) with RUN_A (baseline): ΔISR / ΔCSR, intervals, p-values.
 
     Each RUN is a rollout's artifact directory, its rollout YAML, or a store URI
     ending in the rollout (s3://bucket/runs/quickstart). Trials are paired
     by model, scaffold, instance and repeat; see docs/observability.md.
+    ``--format json``: the comparison as one JSON document (docs/results.md); the exit
+    status is the same.
     """
     from rich.table import Table as RichTable
 
     from adhere.metrics import RegressionSettings
     from adhere.report import (
         compare_stores,
+        comparison_json,
         comparison_notes,
         comparison_table,
         open_run,
@@ -168,16 +175,20 @@ def compare(
 
     settings = RegressionSettings(threshold=threshold, alpha=alpha, samples=samples, seed=seed)
     result = compare_stores(open_run(baseline_ref), open_run(candidate_ref), settings)
-    table = comparison_table(result)
-    view = RichTable(title=table.title)
-    for n, column in enumerate(table.header):
-        view.add_column(column, justify="left" if n < 2 or n == len(table.header) - 1 else "right")
-    for row in table.rows:
-        flag = row[-1]
-        view.add_row(*row, style="bold red" if flag.startswith("REGRESSED") else None)
-    out_console.print(view)
-    for note in comparison_notes(result):
-        out_console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
+    if fmt == "json":
+        print_json(comparison_json(result))
+    else:
+        table = comparison_table(result)
+        view = RichTable(title=table.title)
+        last = len(table.header) - 1
+        for n, column in enumerate(table.header):
+            view.add_column(column, justify="left" if n < 2 or n == last else "right")
+        for row in table.rows:
+            flag = row[-1]
+            view.add_row(*row, style="bold red" if flag.startswith("REGRESSED") else None)
+        out_console.print(view)
+        for note in comparison_notes(result):
+            out_console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(render_comparison(result), encoding="utf-8")

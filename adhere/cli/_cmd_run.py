@@ -17,9 +17,12 @@ from adhere.cli._app import (
     allow_incomplete_option,
     err_console,
     exit_if_incomplete,
+    format_option,
     main,
     out_console,
+    print_json,
 )
+from adhere.cli._json_docs import run_json, score_json
 from adhere.cli._run_options import _apply_overrides, _print_stopped, _run_overrides
 
 
@@ -36,6 +39,7 @@ from adhere.cli._run_options import _apply_overrides, _print_stopped, _run_overr
 )
 @_run_overrides
 @allow_incomplete_option
+@format_option
 @_ray_options
 def run(
     files: tuple[str, ...],
@@ -44,6 +48,7 @@ def run(
     quiet: bool,
     rerun_changed: bool,
     allow_incomplete: bool,
+    fmt: str,
     ray_address: str | None,
     verify_actors: int,
     judge_actors: int,
@@ -67,6 +72,8 @@ def run(
     (``--no-preflight`` skips it); a failing endpoint stops the run with exit status 2.
     ``--limit``, ``--model`` and ``--scaffold`` run part of the plan (the same command
     without them runs the rest); ``--parallelism`` overrides the Rollout's.
+    ``--format json`` prints the final summary (and the report) as one JSON document
+    on stdout (docs/results.md); the exit status is the same.
     """
     from adhere.report import RichProgress
     from adhere.runner import execute, prepare
@@ -135,9 +142,14 @@ def run(
     for line in summary.errors[:5]:
         err_console.print(f"  [red]failed[/] {escape(line)}", highlight=False)
     complete = scoring is None or scoring.complete
+    written = None
     if report:
-        written = _write_report(prepared.store, prices_file=overrides["prices_file"])
+        written = _write_report(
+            prepared.store, prices_file=overrides["prices_file"], tables=fmt == "text"
+        )
         complete = written.complete and complete
+    if fmt == "json":
+        print_json(run_json(prepared.store.uri, summary, written, complete))
     if summary.faults:
         err_console.print(
             f"[yellow]{summary.faults} trial(s) ended as upstream faults[/]: the model service "
@@ -177,6 +189,7 @@ def run(
     help="How every table combines judges (default: the rollout's JudgePanel aggregation).",
 )
 @allow_incomplete_option
+@format_option
 def report(
     run_ref: str,
     out: Path | None,
@@ -184,6 +197,7 @@ def report(
     prices_file: str | None,
     aggregation: str | None,
     allow_incomplete: bool,
+    fmt: str,
 ) -> None:
     """Print and write the report of a run.
 
@@ -191,12 +205,17 @@ def report(
     a store URI ending in the rollout (s3://bucket/runs/quickstart, file:///…).
     Exit status 3 when some trial has undecided or errored checks (a run with no judge
     panel, a store whose scoring was cut short, judge errors) unless
-    ``--allow-incomplete``; the report says so at the top.
+    ``--allow-incomplete``; the report says so at the top. ``--format json`` prints the
+    report as one JSON document instead of tables (docs/results.md).
     """
-    from adhere.report import open_run
+    from adhere.report import open_run, report_json
 
     store = open_run(run_ref)
-    written = _write_report(store, out, human_labels, prices_file, aggregation)
+    written = _write_report(
+        store, out, human_labels, prices_file, aggregation, tables=fmt == "text"
+    )
+    if fmt == "json":
+        print_json(report_json(written))
     totals = written.totals
     exit_if_incomplete(
         written.complete,
@@ -215,12 +234,14 @@ def report(
 )
 @click.option("--report/--no-report", default=True, help="Print and write the report after.")
 @allow_incomplete_option
+@format_option
 @_ray_options
 def score(
     run_ref: str,
     panel_file: str | None,
     report: bool,
     allow_incomplete: bool,
+    fmt: str,
     ray_address: str | None,
     verify_actors: int,
     judge_actors: int,
@@ -236,7 +257,8 @@ def score(
     With ``--ray`` verification and judging run on Ray actor pools (same verdicts).
     Exit status 3 when checks are left undecided (no panel for judge-bound checks) or
     errored (a verifier or judge failed, every judge's own verdicts included) unless
-    ``--allow-incomplete``.
+    ``--allow-incomplete``. ``--format json``: the summary (and the report) as one JSON
+    document on stdout.
     """
     from adhere.report import open_run
     from adhere.runner import rescore
@@ -252,8 +274,12 @@ def score(
         err_console.print(f"  [red]problem[/] {escape(problem)}", highlight=False)
     _print_limiters(summary)
     complete = summary.complete
+    written = None
     if report:
-        complete = _write_report(store).complete and complete
+        written = _write_report(store, tables=fmt == "text")
+        complete = written.complete and complete
+    if fmt == "json":
+        print_json(score_json(store.uri, summary, written, complete))
     exit_if_incomplete(complete, allow_incomplete, "checks were left undecided or errored")
 
 
