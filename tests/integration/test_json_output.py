@@ -88,7 +88,8 @@ def test_run_report_score_and_compare_as_json(spec: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-3000:]
     compared = _doc(proc, "compare")
     expected = comparison_table(compare_stores(store, store))
-    assert compared["table"]["rows"] == [dict(zip(expected.header, r, strict=True)) for r in expected.rows]
+    rows = [dict(zip(expected.header, r, strict=True)) for r in expected.rows]
+    assert compared["table"]["rows"] == rows
     assert compared["regressed"] is False and {r["model"] for r in compared["rows"]} >= {
         "good",
         "emoji",
