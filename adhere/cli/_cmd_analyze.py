@@ -22,7 +22,7 @@ def analyze() -> None:
 
 
 @analyze.command("vibe-correlation")
-@click.argument("run_refs", metavar="[RUN]...", nargs=-1, type=click.Path(exists=True))
+@click.argument("run_refs", metavar="[RUN]...", nargs=-1)
 @click.option(
     "--elo",
     required=True,
@@ -53,15 +53,15 @@ def analyze_vibe_correlation(
 ) -> None:
     """Correlate α·IF + (1−α)·Func with an Elo table (Pearson, Spearman, best α).
 
-    IF and Func (pass@1) come from VeriCode rollout directories (at the largest k of
-    the protocol) or from --scores.
+    IF and Func (pass@1) come from VeriCode rollouts (at the largest k of the
+    protocol) or from --scores. Each RUN is a rollout's artifact directory, its
+    rollout YAML or a store URI ending in the rollout (s3://bucket/runs/<rollout>).
     """
     from rich.table import Table as RichTable
 
-    from adhere.artifacts import open_rollout_dir
     from adhere.errors import SpecError
     from adhere.metrics import vibe_correlation
-    from adhere.report import collect
+    from adhere.report import collect, open_run
     from adhere.suites.vericode import model_scores
     from adhere.workflows import load_elo, load_scores
 
@@ -71,7 +71,7 @@ def analyze_vibe_correlation(
     if scores is not None:
         found = load_scores(scores)
     for ref in run_refs:
-        trials = collect(open_rollout_dir(ref)).trials
+        trials = collect(open_run(ref)).trials
         found.update(model_scores(trials, protocol=protocol, if_metric=if_metric))
     result = vibe_correlation(found, load_elo(elo), step=step)
     out_console.print(f"models compared: {', '.join(result.models) or 'none'}", highlight=False)

@@ -1,6 +1,7 @@
 """Every command that reads a run takes an s3:// run (moto's server), as report and export do.
 
-``score``, ``feedback``, ``trajectory show``, ``report`` and ``compare`` on the rollout
+``score``, ``feedback``, ``trajectory show``, ``report``, ``compare`` and ``generate
+checklist`` (and, for its refusal, ``analyze vibe-correlation``) on the rollout
 URI ``s3://bucket/runs/r?endpoint_url=…``: each reads (and ``score`` and ``feedback``
 write) the objects in S3, with no local copy.
 """
@@ -87,6 +88,18 @@ def test_feedback_runs_beside_an_s3_run_in_its_store(moto: MotoS3, s3_run: str) 
     assert any(r["corrected"] for r in records)  # the emoji agent failed SP_no_emoji
 
 
+def test_generate_checklist_reads_s3_rollouts(s3_run: str, tmp_path: Path) -> None:
+    out = tmp_path / "i0.yaml"
+    proc = run_cli(
+        "generate", "checklist", s3_run, "--instance", "i0",
+        "--model", "checkgen:seed=1", "--out", str(out),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    _clean(proc)
+    assert "[1/1] i0: 2 rollouts" in proc.stderr  # the two models' trials, read from S3
+    assert "# Checklist for instance i0" in out.read_text()
+
+
 def test_a_missing_s3_run_is_one_clear_error_for_each_command(moto: MotoS3) -> None:
     missing = f"s3://{BUCKET}/runs/none?endpoint_url={moto.endpoint}"
     for args in (
@@ -94,6 +107,8 @@ def test_a_missing_s3_run_is_one_clear_error_for_each_command(moto: MotoS3) -> N
         ("feedback", missing),
         ("trajectory", "show", missing, "x"),
         ("compare", missing, missing),
+        ("generate", "checklist", missing, "--all-instances", "--model", "m", "--out", "x"),
+        ("analyze", "vibe-correlation", missing, "--elo", "pyproject.toml"),
     ):
         proc = run_cli(*args)
         assert proc.returncode == 2, args
