@@ -192,6 +192,7 @@ def bar_svg(
     full_h = math.ceil(_TOP + plot_h + below + 8)
     parts = _frame(full_w, full_h, title, plot_w, plot_h, "", y_label, shift)
     base = _TOP + plot_h
+    marks: list[str] = []  # 0% and n/a labels, drawn over the error bars
     for g, name in enumerate(names):
         x0 = _LEFT + g * slot + slot * 0.1
         for s, label in enumerate(series):
@@ -199,7 +200,7 @@ def bar_svg(
             color = _COLORS[s % len(_COLORS)]
             centre = x0 + s * bar + bar * 0.45
             if value is None or value <= 0:
-                parts.append(_empty_bar(centre, base, bar * 0.9, color, value))
+                marks.append(_empty_bar(centre, base, bar * 0.9, color, value))
             else:
                 h = value * plot_h
                 parts.append(
@@ -211,6 +212,7 @@ def bar_svg(
             if span is not None:
                 low, high = (_TOP + (1.0 - v) * plot_h for v in span)
                 parts.append(_whisker(centre, low, high, "#333"))
+    parts.extend(marks)
     parts.extend(labels)
     for s, label in enumerate(series):
         ly = _TOP + 14 + s * 18
@@ -223,7 +225,10 @@ def bar_svg(
 
 
 def _empty_bar(centre: float, base: float, width: float, color: str, value: float | None) -> str:
-    """A 0% bar (a mark on the axis, "0%") or a missing one ("n/a"), written upwards."""
+    """A 0% bar (a mark on the axis, "0%") or a missing one ("n/a"), written upwards.
+
+    The label has a white halo, so an error bar through it does not hide it.
+    """
     size = 10
     mark = (
         f'<rect class="zero" x="{centre - width / 2:.1f}" y="{base - 3:.1f}" width="{width:.1f}" '
@@ -238,8 +243,8 @@ def _empty_bar(centre: float, base: float, width: float, color: str, value: floa
         y,
         label,
         size=size,
-        attrs=f' class="{"missing" if value is None else "zero"}" fill="#555" '
-        f'transform="rotate(-90 {x:.1f} {y:.1f})"',
+        attrs=f' class="{"missing" if value is None else "zero"}" fill="#333" stroke="white" '
+        f'stroke-width="3" paint-order="stroke" transform="rotate(-90 {x:.1f} {y:.1f})"',
     )
 
 
