@@ -61,10 +61,17 @@ def bin_label(index: int) -> str:
 
 
 def interaction_turns(store: RolloutStore) -> dict[str, int]:
-    """Trial id → assistant turns of its stored trajectory (trials without one absent)."""
+    """Trial id → assistant turns of its stored trajectory (trials without one absent).
+
+    A trajectory.json that cannot be read leaves its trial out of the figure (the trial
+    viewer's page names the file) instead of failing the whole report.
+    """
     out: dict[str, int] = {}
     for stored in store.iter_trials():
-        trajectory = store.read_trajectory(stored.result.trial)
+        try:
+            trajectory = store.read_trajectory(stored.result.trial)
+        except ValueError:  # not JSON, or not a trajectory (pydantic's ValidationError)
+            continue
         if trajectory is not None:
             out[stored.result.trial.id] = len(trajectory.assistant_turns())
     return out
