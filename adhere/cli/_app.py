@@ -155,6 +155,24 @@ def _print_limiters(summary: object) -> None:
         )
 
 
+format_option = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text: tables for people; json: one JSON document on stdout (docs/results.md), "
+    "progress and messages on stderr.",
+)
+
+
+def print_json(document: Any) -> None:
+    """One JSON document on stdout, whole (no wrapping, no markup, no colour)."""
+    import json
+
+    click.echo(json.dumps(document, ensure_ascii=False, indent=2))
+
+
 INCOMPLETE_EXIT = 3
 """Exit status when checks are left undecided or errored (``--allow-incomplete``: 0)."""
 
@@ -184,6 +202,8 @@ def _write_report(
     human_labels: str | None = None,
     prices_file: str | None = None,
     aggregation: str | None = None,
+    *,
+    tables: bool = True,
 ) -> Report:
     from adhere.artifacts import RolloutStore
     from adhere.report import (
@@ -210,14 +230,15 @@ def _write_report(
         prices=prices,
         aggregation=aggregation,  # type: ignore[arg-type]
     )
-    if result.rule:
-        out_console.print(f"[bold]{escape(result.rule)}[/]", highlight=False)
-    tables = [*breakdown_tables(result), *panel_tables(result), *paper_console_tables(result)]
-    for table in tables:
-        out_console.print(table)
-    out_console.print(report_table(result))
-    for note in result.notes:
-        out_console.print(f"[yellow]note:[/] {note}", highlight=False)
+    if tables:  # (not with --format json: the caller prints the report as JSON)
+        if result.rule:
+            out_console.print(f"[bold]{escape(result.rule)}[/]", highlight=False)
+        shown = [*breakdown_tables(result), *panel_tables(result), *paper_console_tables(result)]
+        for table in shown:
+            out_console.print(table)
+        out_console.print(report_table(result))
+        for note in result.notes:
+            out_console.print(f"[yellow]note:[/] {note}", highlight=False)
     files = {"report.md": render_markdown(result), "report.html": render_html(result)}
     # The trial viewer: report.html gains its failed checks, linked to one page per trial.
     files.update(ViewerSite(store, result, files["report.html"]).files())

@@ -9,8 +9,10 @@ from rich.markup import escape
 
 from adhere.cli._app import (
     err_console,
+    format_option,
     main,
     out_console,
+    print_json,
 )
 
 
@@ -20,7 +22,7 @@ def analyze() -> None:
 
 
 @analyze.command("vibe-correlation")
-@click.argument("run_refs", metavar="[RUN]...", nargs=-1, type=click.Path(exists=True))
+@click.argument("run_refs", metavar="[RUN]...", nargs=-1)
 @click.option(
     "--elo",
     required=True,
@@ -71,16 +73,16 @@ def analyze_vibe_correlation(
 ) -> None:
     """Correlate α·IF + (1−α)·Func with an Elo table (Pearson, Spearman, Kendall, best α).
 
-    IF and Func (pass@1) come from VeriCode rollout directories (by default at the
-    paper's points: IF single-turn with one instruction, Func on the original prompt)
-    or from --scores.
+    IF and Func (pass@1) come from VeriCode rollouts (by default at the paper's points:
+    IF single-turn with one instruction, Func on the original prompt) or from --scores.
+    Each RUN is a rollout's artifact directory, its rollout YAML or a store URI ending in
+    the rollout (s3://bucket/runs/<rollout>).
     """
     from rich.table import Table as RichTable
 
-    from adhere.artifacts import open_rollout_dir
     from adhere.errors import SpecError
     from adhere.metrics import vibe_correlation
-    from adhere.report import collect
+    from adhere.report import collect, open_run
     from adhere.suites.vericode import excluded_models, model_scores
     from adhere.workflows import load_elo, load_scores
 
@@ -90,7 +92,7 @@ def analyze_vibe_correlation(
     if scores is not None:
         found = load_scores(scores)
     for ref in run_refs:
-        trials = list(collect(open_rollout_dir(ref)).trials)
+        trials = list(collect(open_run(ref)).trials)
         found.update(
             model_scores(
                 trials,
@@ -148,8 +150,8 @@ def _rollout_pairs(
 
 
 @main.command()
-@click.argument("baseline_ref", metavar="RUN_A", type=click.Path(exists=True))
-@click.argument("candidate_ref", metavar="RUN_B", type=click.Path(exists=True))
+@click.argument("baseline_ref", metavar="RUN_A")
+@click.argument("candidate_ref", metavar="RUN_B")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Markdown report.")
 @click.option(
     "--threshold",
@@ -174,6 +176,7 @@ def _rollout_pairs(
 )
 @click.option("--seed", default=0, show_default=True, type=int, help="Resampling seed.")
 @click.option("--fail-on-regression", is_flag=True, help="Exit with status 1 when flagged.")
+@format_option
 def compare(
     baseline_ref: str,
     candidate_ref: str,
@@ -183,17 +186,22 @@ def compare(
     samples: int,
     seed: int,
     fail_on_regression: bool,
+    fmt: str,
 ) -> None:
     """Compare run RUN_B (candidate) with RUN_A (baseline): ΔISR / ΔCSR, intervals, p-values.
 
-    Each RUN is a rollout's artifact directory or its rollout YAML. Trials are paired
+    Each RUN is a rollout's artifact directory, its rollout YAML, or a store URI
+    ending in the rollout (s3://bucket/runs/quickstart). Trials are paired
     by model, scaffold, instance and repeat; see docs/observability.md.
+    ``--format json``: the comparison as one JSON document (docs/results.md); the exit
+    status is the same.
     """
     from rich.table import Table as RichTable
 
     from adhere.metrics import RegressionSettings
     from adhere.report import (
         compare_stores,
+        comparison_json,
         comparison_notes,
         comparison_table,
         open_run,
@@ -202,16 +210,20 @@ def compare(
 
     settings = RegressionSettings(threshold=threshold, alpha=alpha, samples=samples, seed=seed)
     result = compare_stores(open_run(baseline_ref), open_run(candidate_ref), settings)
-    table = comparison_table(result)
-    view = RichTable(title=table.title)
-    for n, column in enumerate(table.header):
-        view.add_column(column, justify="left" if n < 2 or n == len(table.header) - 1 else "right")
-    for row in table.rows:
-        flag = row[-1]
-        view.add_row(*row, style="bold red" if flag.startswith("REGRESSED") else None)
-    out_console.print(view)
-    for note in comparison_notes(result):
-        out_console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
+    if fmt == "json":
+        print_json(comparison_json(result))
+    else:
+        table = comparison_table(result)
+        view = RichTable(title=table.title)
+        last = len(table.header) - 1
+        for n, column in enumerate(table.header):
+            view.add_column(column, justify="left" if n < 2 or n == last else "right")
+        for row in table.rows:
+            flag = row[-1]
+            view.add_row(*row, style="bold red" if flag.startswith("REGRESSED") else None)
+        out_console.print(view)
+        for note in comparison_notes(result):
+            out_console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(render_comparison(result), encoding="utf-8")

@@ -232,9 +232,7 @@ def generate_manyih(
 
 
 @generate.command("checklist")
-@click.argument(
-    "run_dirs", metavar="RUN_DIR...", nargs=-1, required=True, type=click.Path(exists=True)
-)
+@click.argument("run_dirs", metavar="RUN...", nargs=-1, required=True)
 @click.option("--instance", "instances", multiple=True, help="Instance id (repeatable).")
 @click.option("--all-instances", is_flag=True, help="Every instance of the runs.")
 @click.option(
@@ -291,6 +289,9 @@ def generate_checklist(
     merge: Literal["deterministic", "llm"],
 ) -> None:
     """Write reviewable checklists from stored reference rollouts (OctoBench shape).
+
+    Each RUN is a rollout's artifact directory or its file:// or s3:// URI
+    (s3://bucket/runs/<rollout>).
 
     For each instance, a model proposes atomic checks from each reference rollout's
     instructions (grouped by source) and turns; the lists are deduplicated and

@@ -17,9 +17,12 @@ from adhere.cli._app import (
     allow_incomplete_option,
     err_console,
     exit_if_incomplete,
+    format_option,
     main,
     out_console,
+    print_json,
 )
+from adhere.cli._json_docs import run_json, score_json
 from adhere.cli._run_options import _apply_overrides, _print_stopped, _run_overrides
 
 
@@ -36,6 +39,7 @@ from adhere.cli._run_options import _apply_overrides, _print_stopped, _run_overr
 )
 @_run_overrides
 @allow_incomplete_option
+@format_option
 @_ray_options
 def run(
     files: tuple[str, ...],
@@ -44,6 +48,7 @@ def run(
     quiet: bool,
     rerun_changed: bool,
     allow_incomplete: bool,
+    fmt: str,
     ray_address: str | None,
     verify_actors: int,
     judge_actors: int,
@@ -69,6 +74,8 @@ def run(
     (``--no-preflight`` skips it); a failing endpoint stops the run with exit status 2.
     ``--limit``, ``--model`` and ``--scaffold`` run part of the plan (the same command
     without them runs the rest); ``--parallelism`` overrides the Rollout's.
+    ``--format json`` prints the final summary (and the report) as one JSON document
+    on stdout (docs/results.md); the exit status is the same.
     """
     from adhere.report import RichProgress
     from adhere.runner import Interrupted, execute, prepare, run_interruptible
@@ -139,9 +146,14 @@ def run(
     for line in summary.errors[:5]:
         err_console.print(f"  [red]failed[/] {escape(line)}", highlight=False)
     complete = scoring is None or scoring.complete
+    written = None
     if report:
-        written = _write_report(prepared.store, prices_file=overrides["prices_file"])
+        written = _write_report(
+            prepared.store, prices_file=overrides["prices_file"], tables=fmt == "text"
+        )
         complete = written.complete and complete
+    if fmt == "json":
+        print_json(run_json(prepared.store.uri, summary, written, complete))
     if summary.faults:
         err_console.print(
             f"[yellow]{summary.faults} trial(s) ended as upstream faults[/]: the model service "
@@ -162,7 +174,7 @@ def run(
 
 
 @main.command()
-@click.argument("run_ref", metavar="RUN", type=click.Path(exists=True))
+@click.argument("run_ref", metavar="RUN")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Output directory.")
 @click.option(
     "--human-labels",
@@ -181,6 +193,7 @@ def run(
     help="How every table combines judges (default: the rollout's JudgePanel aggregation).",
 )
 @allow_incomplete_option
+@format_option
 def report(
     run_ref: str,
     out: Path | None,
@@ -188,28 +201,25 @@ def report(
     prices_file: str | None,
     aggregation: str | None,
     allow_incomplete: bool,
+    fmt: str,
 ) -> None:
     """Print and write the report of a run.
 
-    RUN is a rollout's artifact directory (e.g. runs/quickstart) or its rollout YAML.
+    RUN is a rollout's artifact directory (e.g. runs/quickstart), its rollout YAML, or
+    a store URI ending in the rollout (s3://bucket/runs/quickstart, file:///…).
     Exit status 3 when some trial has undecided or errored checks (a run with no judge
     panel, a store whose scoring was cut short, judge errors) unless
-    ``--allow-incomplete``; the report says so at the top.
+    ``--allow-incomplete``; the report says so at the top. ``--format json`` prints the
+    report as one JSON document instead of tables (docs/results.md).
     """
-    from adhere.artifacts import RolloutStore, open_rollout_dir
-    from adhere.spec import load_run_config
-    from adhere.store import open_store
+    from adhere.report import open_run, report_json
 
-    path = Path(run_ref)
-    if path.is_file():
-        config = load_run_config([path])
-        store = RolloutStore(
-            open_store(config.rollout.spec.storage, base_dir=config.base_dir),
-            config.rollout.metadata.name,
-        )
-    else:
-        store = open_rollout_dir(path)
-    written = _write_report(store, out, human_labels, prices_file, aggregation)
+    store = open_run(run_ref)
+    written = _write_report(
+        store, out, human_labels, prices_file, aggregation, tables=fmt == "text"
+    )
+    if fmt == "json":
+        print_json(report_json(written))
     totals = written.totals
     exit_if_incomplete(
         written.complete,
@@ -219,7 +229,7 @@ def report(
 
 
 @main.command()
-@click.argument("run_ref", metavar="RUN", type=click.Path(exists=True, file_okay=False))
+@click.argument("run_ref", metavar="RUN")
 @click.option(
     "--panel",
     "panel_file",
@@ -228,30 +238,38 @@ def report(
 )
 @click.option("--report/--no-report", default=True, help="Print and write the report after.")
 @allow_incomplete_option
+@format_option
 @_ray_options
 def score(
     run_ref: str,
     panel_file: str | None,
     report: bool,
     allow_incomplete: bool,
+    fmt: str,
     ray_address: str | None,
     verify_actors: int,
     judge_actors: int,
 ) -> None:
-    """Decide the checks of a stored rollout again (RUN: its artifact directory).
+    """Decide the checks of a stored rollout again.
+
+    RUN is the rollout's artifact directory, its rollout YAML, or a store URI ending
+    in the rollout (s3://bucket/runs/quickstart, file:///…); the verdicts are written
+    back there.
 
     Suite checks and bound verifiers are re-run; judge verdicts come from the
     verdict cache when nothing changed, so an unchanged rollout costs no judge call.
     With ``--ray`` verification and judging run on Ray actor pools (same verdicts).
     Exit status 3 when checks are left undecided (no panel for judge-bound checks) or
     errored (a verifier or judge failed, every judge's own verdicts included) unless
-    ``--allow-incomplete``.
+    ``--allow-incomplete``. ``--format json``: the summary (and the report) as one JSON
+    document on stdout.
     """
-    from adhere.artifacts import open_rollout_dir
+    from adhere.report import open_run
     from adhere.runner import rescore
 
+    store = open_run(run_ref)
     scorer = _scorer(ray_address, verify_actors, judge_actors)
-    summary = asyncio.run(rescore(run_ref, panel_file=panel_file, scorer=scorer))
+    summary = asyncio.run(rescore(store, panel_file=panel_file, scorer=scorer))
     err_console.print(
         f"scored {summary.trials} trials in {summary.seconds:.1f}s: {summary.describe()}",
         highlight=False,
@@ -260,17 +278,22 @@ def score(
         err_console.print(f"  [red]problem[/] {escape(problem)}", highlight=False)
     _print_limiters(summary)
     complete = summary.complete
+    written = None
     if report:
-        complete = _write_report(open_rollout_dir(run_ref)).complete and complete
+        written = _write_report(store, tables=fmt == "text")
+        complete = written.complete and complete
+    if fmt == "json":
+        print_json(score_json(store.uri, summary, written, complete))
     exit_if_incomplete(complete, allow_incomplete, "checks were left undecided or errored")
 
 
 @main.command()
-@click.argument("run_ref", metavar="RUN", type=click.Path(exists=True, file_okay=False))
+@click.argument("run_ref", metavar="RUN")
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Directory of the corrected run (default: RUN-feedback beside RUN).",
+    help="Directory of the corrected run (default: RUN-feedback beside RUN, in RUN's "
+    "store when that is s3://).",
 )
 @click.option(
     "--append-turn",
@@ -298,13 +321,14 @@ def feedback(
 ) -> None:
     """Feed each trial's failed checks back to the agent, run it again, report ΔISR / ΔCSR.
 
-    RUN is a rollout's artifact directory. Trials with no failed check (and, with
+    RUN is a rollout's artifact directory, its rollout YAML, or a store URI ending in
+    the rollout (s3://bucket/runs/quickstart). Trials with no failed check (and, with
     --scaffold, other scaffolds' trials) are carried over unchanged. The report opens
     with the paper's Table 5: the partial-failure instances of RUN. Resumable: run
     the same command again to continue.
     """
     from adhere.judging import Placement
-    from adhere.report import RichProgress
+    from adhere.report import RichProgress, open_run
     from adhere.workflows import (
         feedback_report,
         plan_feedback,
@@ -316,7 +340,7 @@ def feedback(
     if control and append_turn:
         raise click.UsageError("--control and --append-turn exclude each other")
     placement: Placement = "none" if control else "new-turn" if append_turn else "append"
-    plan = plan_feedback(run_ref, out=out, placement=placement, scaffold=scaffold)
+    plan = plan_feedback(open_run(run_ref), out=out, placement=placement, scaffold=scaffold)
     err_console.print(
         f"feedback on [bold]{plan.source.rollout}[/]: {len(plan.corrected)} trials with failed "
         f"checks run again, {len(plan.carried)} carried over → {plan.target.uri}",

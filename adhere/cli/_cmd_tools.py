@@ -14,8 +14,10 @@ from rich.console import Console
 
 from adhere.cli._app import (
     err_console,
+    format_option,
     main,
     out_console,
+    print_json,
 )
 
 
@@ -118,20 +120,22 @@ def trajectory() -> None:
 
 
 @trajectory.command("show")
-@click.argument("run_ref", metavar="RUN", type=click.Path(exists=True, file_okay=False))
+@click.argument("run_ref", metavar="RUN")
 @click.argument("trial_ref", metavar="TRIAL")
 @click.option("--raw", is_flag=True, help="Print the stored JSON instead of the readable view.")
 def trajectory_show(run_ref: str, trial_ref: str, raw: bool) -> None:
     """Show one trial's trajectory with its instruction-source tags.
 
-    RUN is a rollout's artifact directory (e.g. runs/octobench-sample); TRIAL is a
-    trial id, a unique prefix of one, or model/scaffold/instance[/rN].
+    RUN is a rollout's artifact directory (e.g. runs/octobench-sample), its rollout
+    YAML, or a store URI ending in the rollout (s3://bucket/runs/octobench-sample);
+    TRIAL is a trial id, a unique prefix of one, or model/scaffold/instance[/rN].
     """
-    from adhere.artifacts import find_trial, open_rollout_dir
+    from adhere.artifacts import find_trial
     from adhere.errors import SpecError
     from adhere.observe import render_trajectory
+    from adhere.report import open_run
 
-    store = open_rollout_dir(run_ref)
+    store = open_run(run_ref)
     trial = find_trial(store, trial_ref)
     found = store.read_trajectory(trial)
     if found is None:
@@ -164,7 +168,8 @@ def trajectory_show(run_ref: str, trial_ref: str, raw: bool) -> None:
     help="Check for a cluster run: instances whose workspace is only a container image "
     "are accepted, and API keys are not checked (the operator checks its Secrets).",
 )
-def validate(files: tuple[str, ...], no_secrets: bool, cluster: bool) -> None:
+@format_option
+def validate(files: tuple[str, ...], no_secrets: bool, cluster: bool, fmt: str) -> None:
     """Check spec, bindings and data files as `adhere run` would, and say what they hold.
 
     Every check a run makes before its first trial: suite options, generator
@@ -174,11 +179,17 @@ def validate(files: tuple[str, ...], no_secrets: bool, cluster: bool) -> None:
     and API shapes, and that each API key a run reads is there (named, never shown).
     For a Rollout, also says which API shape each scaffold × model pair speaks and
     whether the proxy translates. Exit status 2 at the first problem, with the file
-    and the field or line.
+    and the field or line. ``--format json``: what each file holds as one JSON
+    document (docs/results.md); on a problem, nothing on stdout.
     """
     from adhere.runner import validate_files
 
     checked = validate_files(files, secrets=not (no_secrets or cluster), local=not cluster)
+    if fmt == "json":
+        from adhere.cli._json_docs import validate_json
+
+        print_json(validate_json(checked))
+        return
     for done in checked:
         for line in done.lines:
             out_console.print(line, highlight=False, soft_wrap=True, markup=False)
@@ -199,8 +210,13 @@ def validate(files: tuple[str, ...], no_secrets: bool, cluster: bool) -> None:
     type=click.Path(exists=True, dir_okay=False),
     help="Price table (YAML, USD per million tokens; see docs/prices.md) for the cost estimate.",
 )
+@format_option
 def plan(
-    files: tuple[str, ...], rollout_name: str | None, cluster: bool, prices_file: str | None
+    files: tuple[str, ...],
+    rollout_name: str | None,
+    cluster: bool,
+    prices_file: str | None,
+    fmt: str,
 ) -> None:
     """Print a Rollout's trial plan without running it.
 
@@ -210,6 +226,7 @@ def plan(
     The specs are checked as `adhere validate --no-secrets` does. Exit status 0; 2
     for invalid input, or (without --cluster) when a local run would refuse the
     plan: planned instances whose workspace is only a container image.
+    ``--format json``: the plan and estimates as one JSON document (docs/results.md).
     """
     from adhere.errors import SpecError
     from adhere.runner import (
@@ -226,8 +243,14 @@ def plan(
     prices = load_prices(prices_file) if prices_file else {}
     checked = check_run(config, secrets=False, local=False)
     estimates = estimate_plan(config.rollout, checked.trials, checked.instances, prices)
-    for line in [*describe_plan(config.rollout, checked.plan), "", *describe_estimates(estimates)]:
-        out_console.print(line, highlight=False, soft_wrap=True, markup=False)
+    if fmt == "json":
+        from adhere.cli._json_docs import plan_json
+
+        print_json(plan_json(config.rollout, checked.plan, estimates))
+    else:
+        lines = [*describe_plan(config.rollout, checked.plan), "", *describe_estimates(estimates)]
+        for line in lines:
+            out_console.print(line, highlight=False, soft_wrap=True, markup=False)
     problem = None if cluster else image_only_problem(checked.instances, checked.plan)
     if problem is not None:
         bench = config.files.get(f"Benchmark/{config.benchmark.metadata.name}") or None

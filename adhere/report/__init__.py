@@ -24,11 +24,13 @@ from adhere.report._console import (
     report_table,
 )
 from adhere.report._document import Report, build_report, render_html, render_markdown
+from adhere.report._json import JSON_FORMAT, comparison_json, jsonable, report_json, table_json
 from adhere.report._plot import line_plot_svg
 from adhere.report._results import collect, report_for, scored_trial
 from adhere.report._viewer import ViewerSite, make_server, open_run_ref, write_site
 
 __all__ = [
+    "JSON_FORMAT",
     "Report",
     "RichProgress",
     "ViewerSite",
@@ -36,9 +38,11 @@ __all__ = [
     "build_report",
     "collect",
     "compare_stores",
+    "comparison_json",
     "comparison_notes",
     "comparison_table",
     "conflict_tables",
+    "jsonable",
     "line_plot_svg",
     "make_server",
     "open_run",
@@ -49,7 +53,9 @@ __all__ = [
     "render_html",
     "render_markdown",
     "report_for",
+    "report_json",
     "report_table",
     "scored_trial",
+    "table_json",
     "write_site",
 ]

@@ -130,12 +130,10 @@ def split_tables(
         ]
         tables.append(Table(title=title, header=header, rows=rows))
         if key == "source":
-            bars: dict[str, dict[str, float]] = {}
+            bars: dict[str, dict[str, float | None]] = {}
             spans: dict[str, dict[str, tuple[float, float]]] = {}
             for keys, score in scores.items():
-                isr = score.mean("isr")
-                if isr is None:
-                    continue
+                isr = score.mean("isr")  # None (no scored trial): the bar says "n/a"
                 series = " / ".join(map(str, keys[:-1]))
                 bars.setdefault(str(keys[-1]), {})[series] = isr
                 found = score.interval("isr")

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from adhere.artifacts import RolloutStore, open_rollout_dir
+from adhere.artifacts import RolloutStore, open_rollout
 from adhere.metrics import (
     ALL_SOURCES,
     MIN_INSTANCES,
@@ -64,9 +64,15 @@ class Comparison:
 
 
 def open_run(ref: str | Path) -> RolloutStore:
-    """A rollout's store from its artifact directory or its rollout YAML."""
+    """A rollout's store from its artifact directory, its rollout YAML or a store URI.
+
+    The URI ends in the rollout: ``s3://bucket/runs/quickstart?endpoint_url=…`` or
+    ``file:///…/runs/quickstart`` (see :func:`adhere.artifacts.open_rollout`).
+    """
     from adhere.spec import load_run_config
 
+    if "://" in str(ref):
+        return open_rollout(ref)
     path = Path(ref)
     if path.is_file():
         config = load_run_config([path])
@@ -74,7 +80,7 @@ def open_run(ref: str | Path) -> RolloutStore:
             open_store(config.rollout.spec.storage, base_dir=config.base_dir),
             config.rollout.metadata.name,
         )
-    return open_rollout_dir(path)
+    return open_rollout(path)
 
 
 def compare_stores(

@@ -33,7 +33,6 @@ from adhere.report._viewer_html import (
 )
 from adhere.report._viewer_list import failed_checks_section, rollout_page, trials_page
 from adhere.report._viewer_trial import calls_page, trial_page
-from adhere.store import open_store
 
 __all__ = ["ViewerSite", "make_server", "open_run_ref"]
 
@@ -45,21 +44,10 @@ _TRIAL = re.compile(r"^(trial|calls)-([0-9a-f]+)\.html$")
 def open_run_ref(ref: str) -> RolloutStore:
     """A rollout's store from its directory, its rollout YAML or a store URI ending in it.
 
-    (``s3://bucket/prefix/<rollout>?endpoint_url=…``, ``file:///…/<rollout>``).
+    (``s3://bucket/prefix/<rollout>?endpoint_url=…``, ``file:///…/<rollout>``); the
+    same forms as :func:`~adhere.report.open_run`.
     """
-    if "://" not in ref:
-        return open_run(ref)
-    parts = urlsplit(ref)
-    path = parts.path.rstrip("/")
-    base, _, rollout = path.rpartition("/")
-    if not rollout:
-        from adhere.errors import SpecError
-
-        raise SpecError(f"{ref}: name the rollout after the store, e.g. s3://bucket/runs/<rollout>")
-    if parts.scheme == "file":
-        return open_run(parts.path)
-    query = f"?{parts.query}" if parts.query else ""
-    return RolloutStore(open_store(f"{parts.scheme}://{parts.netloc}{base}{query}"), rollout)
+    return open_run(ref)
 
 
 class ViewerSite:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from contextlib import AsyncExitStack
 from pathlib import Path
 
-from adhere.artifacts import INSTANCES, SPECS, RolloutStore, StoreVerdictCache, open_rollout_dir
+from adhere.artifacts import INSTANCES, SPECS, RolloutStore, StoreVerdictCache, open_rollout
 from adhere.core import Instance
 from adhere.errors import SpecError
 from adhere.runner._run import judge_endpoints, serve_judges
@@ -47,13 +47,16 @@ def _check_instances(store: RolloutStore, instances: Mapping[str, Instance]) -> 
 
 
 async def rescore(
-    run_dir: str | Path,
+    run: str | Path | RolloutStore,
     *,
     panel_file: str | Path | None = None,
     scorer: Scorer = score_rollout,
 ) -> ScoreSummary:
-    """Score every finished trial of a stored rollout again (in-process by default)."""
-    store = open_rollout_dir(run_dir)
+    """Score every finished trial of a stored rollout again (in-process by default).
+
+    ``run``: the rollout's store, or its directory, ``file://`` or ``s3://`` URI.
+    """
+    store = run if isinstance(run, RolloutStore) else open_rollout(run)
     panel = stored_panel(store)
     if panel_file is not None:
         panels = [r for r in load_resources(panel_file) if isinstance(r, JudgePanel)]

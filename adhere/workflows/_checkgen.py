@@ -32,7 +32,7 @@ from typing import Any
 
 import yaml
 
-from adhere.artifacts import RolloutStore, open_rollout_dir, safe_segment
+from adhere.artifacts import RolloutStore, open_rollout, safe_segment
 from adhere.core import Check, Instance, Trial
 from adhere.errors import AdhereError, SpecError
 from adhere.judging import (
@@ -150,12 +150,14 @@ def resolve_endpoint(value: str) -> Endpoint:
 def _open_runs(run_dirs: Sequence[str | Path]) -> _Runs:
     runs = _Runs()
     for run_dir in run_dirs:
-        store = open_rollout_dir(run_dir)
+        store = open_rollout(run_dir)
         if store.uri in runs.labels:  # the same run given twice
             continue
         runs.stores.append(store)
         taken = store.rollout in runs.labels.values()
-        runs.labels[store.uri] = str(Path(run_dir).resolve()) if taken else store.rollout
+        local = store.store.local_path(store.rollout)
+        where = str(local.resolve()) if local is not None else store.uri
+        runs.labels[store.uri] = where if taken else store.rollout
         for instance in store.read_instances():
             if instance.id not in runs.instance_ids:
                 runs.instance_ids.append(instance.id)
@@ -285,8 +287,9 @@ async def generate_checklists(
     """Generate, merge and write one checklist per instance.
 
     Args:
-        run_dirs: Rollout artifact directories (``runs/<rollout>``); a directory given
-            twice counts once; runs of the same name are told apart by their path.
+        run_dirs: Rollout artifact directories (``runs/<rollout>``) or their ``file://``
+            or ``s3://`` URIs; a run given twice counts once; runs of the same name are
+            told apart by their path (their URI in S3).
         model: An endpoint YAML file, or a model string for the scripted policy server.
         out: The output file (one instance, unless it is an existing directory) or the
             output directory (several instances: ``<instance>.yaml`` each).

@@ -1,6 +1,7 @@
 """``adhere feedback RUN``: feed failed checks back to the agent and run the trials again.
 
-For every finished trial of the stored rollout ``RUN`` (its artifact directory):
+For every finished trial of the stored rollout ``RUN`` (its artifact directory, or its
+``file://`` or ``s3://`` URI):
 
 - **at least one failed check** → a *corrected* trial: the instance with the failed
   checks rendered as a ``<feedback>`` block (:mod:`adhere.judging._feedback`) and
@@ -18,7 +19,8 @@ With ``placement="none"`` the same trials run again *without* feedback: a contro
 that measures how much re-running the failed trials changes them by chance (a
 sampling model, a noisy judge; re-running only failures regresses to the mean).
 
-The corrected run is a rollout of its own (default: ``<RUN>-feedback`` beside RUN,
+The corrected run is a rollout of its own (default: ``<RUN>-feedback`` beside RUN, in
+the same store when RUN is in S3,
 ``<RUN>-feedback-turn`` for new-turn feedback, ``<RUN>-rerun`` for the control). Its
 trials keep RUN's model, scaffold, instance id and repeat, so
 ``trials/<model>/<scaffold>/<instance>/r<n>/`` mirrors RUN and the reports line up;
@@ -46,7 +48,7 @@ from adhere.artifacts import (
     SPECS,
     RolloutStore,
     feedback_run_name,
-    open_rollout_dir,
+    open_rollout,
 )
 from adhere.core import Instance, Trial
 from adhere.errors import SpecError
@@ -134,20 +136,18 @@ def _snapshot(store: RolloutStore) -> tuple[Rollout, Benchmark, JudgePanel | Non
     return rollout, benchmark, panel if isinstance(panel, JudgePanel) else None
 
 
-def _target_store(source_dir: Path, rollout: str, out: Path | None, placement: Placement) -> Path:
-    if out is None:
-        name = feedback_run_name(rollout, placement)
-        if len(name) > 63:
-            raise SpecError(
-                f"the default name {name!r} is longer than 63 characters; give --out",
-                field="--out",
-            )
-        return source_dir.parent / name
-    return out
+def _default_target(source_dir: Path, rollout: str, placement: Placement) -> Path:
+    name = feedback_run_name(rollout, placement)
+    if len(name) > 63:
+        raise SpecError(
+            f"the default name {name!r} is longer than 63 characters; give --out",
+            field="--out",
+        )
+    return (source_dir.parent / name).resolve()
 
 
 def plan_feedback(
-    run_dir: str | Path,
+    run: str | Path | RolloutStore,
     *,
     out: str | Path | None = None,
     placement: Placement = "append",
@@ -160,14 +160,28 @@ def plan_feedback(
     over (a scaffold no trial ran under is an error). Writes the corrected run's
     snapshot and instances (nothing else).
     """
-    source = open_rollout_dir(run_dir)
-    source_dir = Path(run_dir).resolve()
+    source = run if isinstance(run, RolloutStore) else open_rollout(run)
     rollout, benchmark, panel = _snapshot(source)
-    out_dir = _target_store(source_dir, source.rollout, Path(out) if out else None, placement)
-    out_dir = out_dir.resolve()
-    if out_dir == source_dir:
-        raise SpecError("the corrected run needs its own directory", field="--out")
-    name = out_dir.name
+    source_dir = source.store.local_path(source.rollout)
+    if source_dir is None and out is None:
+        # An object store (s3://): the corrected run goes beside RUN in the same store.
+        target_name = feedback_run_name(source.rollout, placement)
+        target = RolloutStore(source.store, target_name)  # a name too long fails below
+        storage, base_dir = source.store.uri, Path.cwd()
+    else:
+        base = source_dir.resolve() if source_dir is not None else None
+        if out is not None:
+            out_dir = Path(out).resolve()
+        else:
+            assert base is not None  # the object-store case is above
+            out_dir = _default_target(base, source.rollout, placement)
+        if out_dir == base:
+            raise SpecError("the corrected run needs its own directory", field="--out")
+        target_name = out_dir.name
+        target = RolloutStore(open_store(str(out_dir.parent)), target_name)
+        storage = out_dir.parent.as_uri()
+        base_dir = base.parent if base is not None else Path.cwd()
+    name = target_name
     annotations = {
         **rollout.metadata.annotations,
         FEEDBACK_OF: rollout.metadata.name,
@@ -179,14 +193,11 @@ def plan_feedback(
         raise SpecError(
             f"{name!r} cannot name a rollout: it must be a DNS-1123 label (lower-case letters, "
             "digits and '-', at most 63 characters)",
-            file=str(out_dir),
+            file=target.uri,
             field="--out",
         ) from None
-    spec = rollout.spec.model_copy(
-        update={"baseline": rollout.metadata.name, "storage": out_dir.parent.as_uri()}
-    )
+    spec = rollout.spec.model_copy(update={"baseline": rollout.metadata.name, "storage": storage})
     new_rollout = rollout.model_copy(update={"metadata": metadata, "spec": spec, "status": None})
-    target = RolloutStore(open_store(str(out_dir.parent)), name)
     _check_target(target, rollout.metadata.name, placement)
     instances = {i.id: i for i in source.read_instances()}
     stored_trials = sorted(source.iter_trials(), key=lambda s: _order(s.result.trial))
@@ -201,7 +212,7 @@ def plan_feedback(
         rollout=new_rollout,
         benchmark=benchmark,
         judge_panel=panel,
-        base_dir=source_dir.parent,
+        base_dir=base_dir,
     )
     corrected: list[CorrectedTrial] = []
     carried: list[CarriedTrial] = []

@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 import adhere.metrics as metrics
@@ -116,8 +118,12 @@ def test_scatter_and_bar_svgs() -> None:
     svg = scatter_svg({"a": (0.5, 0.25), "b": (1.0, 0.0)}, title="t", x_label="x", y_label="y")
     assert svg.startswith("<svg") and svg.count("<circle") == 2 and ">a</text>" in svg
     bars = bar_svg({"SP": {"m1": 0.5, "m2": 1.0}, "UserQuery": {"m1": 0.0}}, title="t", y_label="y")
-    # background + 3 bars + 2 legend swatches
-    assert bars.count("<rect") == 1 + 3 + 2 and ">UserQuery</text>" in bars
+    # background + 2 bars + the 0% bar's mark on the axis + 2 legend swatches
+    assert bars.count("<rect") == 1 + 2 + 1 + 2 and ">UserQuery</text>" in bars
+    # the 0% bar is a visible mark labelled 0%; UserQuery has no m2 share: "n/a", not a gap
+    assert bars.count('<rect class="zero"') == 1 and bars.count('class="zero"') == 2
+    assert re.search(r'class="zero"[^>]*>0%</text>', bars)
+    assert re.search(r'class="missing"[^>]*>n/a</text>', bars)
 
 
 def test_plots_draw_the_95_percent_intervals_they_are_given() -> None:

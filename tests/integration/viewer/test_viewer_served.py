@@ -161,7 +161,7 @@ def test_an_s3_run_reads_and_serves_as_the_file_run(viewer_run: ViewerRun, moto:
 def test_a_store_uri_without_a_rollout_is_refused() -> None:
     from adhere.errors import SpecError
 
-    with pytest.raises(SpecError, match="name the rollout"):
+    with pytest.raises(SpecError, match="names its bucket, store prefix and rollout"):
         open_run_ref("s3://bucket")
 
 
