@@ -22,7 +22,6 @@ from adhere.cli._app import (
     out_console,
     print_json,
 )
-from adhere.cli._json_docs import run_json, score_json
 from adhere.cli._run_options import _apply_overrides, _print_stopped, _run_overrides
 
 
@@ -153,6 +152,8 @@ def run(
         )
         complete = written.complete and complete
     if fmt == "json":
+        from adhere.cli._json_docs import run_json
+
         print_json(run_json(prepared.store.uri, summary, written, complete))
     if summary.faults:
         err_console.print(
@@ -283,6 +284,8 @@ def score(
         written = _write_report(store, tables=fmt == "text")
         complete = written.complete and complete
     if fmt == "json":
+        from adhere.cli._json_docs import score_json
+
         print_json(score_json(store.uri, summary, written, complete))
     exit_if_incomplete(complete, allow_incomplete, "checks were left undecided or errored")
 
