@@ -70,6 +70,10 @@ def test_two_clicks_over_http(viewer_run: ViewerRun, served: str, tmp_path: Path
         browser.close()
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @contextmanager
 def _view(run: str, env: dict[str, str]) -> Iterator[str]:
     """``adhere view RUN --port 0`` as a user starts it; yields its URL; Ctrl-C ends it."""
@@ -80,6 +84,9 @@ def _view(run: str, env: dict[str, str]) -> Iterator[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # A test run started in the background (no job control) hands its children
+        # SIGINT ignored, and then Ctrl-C cannot reach the server: restore the default.
+        preexec_fn=_default_sigint,
     )
     try:
         assert proc.stdout is not None

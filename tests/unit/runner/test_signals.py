@@ -21,13 +21,19 @@ def test_a_stop_signal_cancels_the_run_after_its_cleanup(sig: signal.Signals, st
             await asyncio.sleep(0)  # cleanup may still await
             cleaned.append(sig)
 
-    before = signal.getsignal(sig)
-    with pytest.raises(Interrupted) as stopped:
-        run_interruptible(main())
-    assert stopped.value.signum == sig and stopped.value.exit_status == status
-    assert sig.name in str(stopped.value)
-    assert cleaned == [sig]
-    assert signal.getsignal(sig) == before  # the handler is gone with the run
+    # A run keeps a signal that was ignored when it started (nohup); a test process
+    # started in the background may have inherited SIGHUP ignored: start from default.
+    inherited = signal.signal(sig, signal.SIG_DFL)
+    try:
+        before = signal.getsignal(sig)
+        with pytest.raises(Interrupted) as stopped:
+            run_interruptible(main())
+        assert stopped.value.signum == sig and stopped.value.exit_status == status
+        assert sig.name in str(stopped.value)
+        assert cleaned == [sig]
+        assert signal.getsignal(sig) == before  # the handler is gone with the run
+    finally:
+        signal.signal(sig, inherited)
 
 
 def test_a_signal_ignored_at_the_start_stays_ignored() -> None:
