@@ -7,6 +7,7 @@ or an upstream fault); trials are ok, errors or upstream faults — never lost; 
 report prints.
 """
 
+import json
 import shutil
 from pathlib import Path
 
@@ -66,6 +67,18 @@ def test_the_real_model_example_runs_pacific_with_every_call_recorded(tmp_path: 
     statuses = assert_nothing_lost(store, prepared.trials)
     assert sum(statuses.values()) == len(prepared.trials) == 3
     assert "chat × smollm2-135m: openai-chat (native)" in proc.stderr
+    # What a user does next with a real run: the trial viewer's pages, the tables out,
+    # the report as JSON — on the model's real, unscripted output.
+    run_dir = tmp_path / "runs" / "real-model"
+    assert sorted(run_dir.glob("report/trial-*.html")), "no trial pages"
+    out = tmp_path / "export"
+    exported = run_cli("export", str(run_dir), "--format", "csv", "--out", str(out))
+    assert exported.returncode == 0, exported.stderr
+    calls = (out / "calls.csv").read_text().splitlines()
+    assert len(calls) - 1 == sum(len(store.read_calls(t)) for t in prepared.trials)
+    as_json = run_cli("report", str(run_dir), "--format", "json", "--allow-incomplete")
+    assert as_json.returncode == 0, as_json.stderr
+    assert json.loads(as_json.stdout)["kind"] == "report"
 
 
 async def test_the_octobench_sample_runs_against_the_real_model(tmp_path: Path) -> None:
