@@ -4,6 +4,7 @@
 
     AdhereError
     ├── SpecError            invalid spec, dataset or configuration (file, field path, expectation)
+    │   └── SandboxUnavailable  the agent sandbox is on but cannot be made on this host
     ├── SecretError          a secret could not be resolved (never carries the secret itself)
     ├── ModelCallError       a model call failed after its retries (status, endpoint)
     │   └── ModelReplyError  the endpoint answered with something that is not a valid reply
@@ -35,6 +36,13 @@ class SpecError(AdhereError):
         self.field = field
         where = ": ".join(part for part in (file, field) if part)
         super().__init__(f"{where}: {message}" if where else message)
+
+
+class SandboxUnavailable(SpecError):
+    """The agent sandbox is on, but bubblewrap or socat is missing or cannot work here.
+
+    Its message says how to fix it: install them, or set ``sandbox: off`` in the Rollout.
+    """
 
 
 class SecretError(AdhereError):

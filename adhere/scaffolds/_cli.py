@@ -12,8 +12,8 @@ An adapter says, for a :class:`TrialContext`:
 
 These are pure functions of their inputs, so unit tests check them with plain data.
 :meth:`CliScaffold.run` does the rest: install check, config files, one process per
-user turn with the trial's whole time budget shared across turns, and the final
-workspace.
+user turn (in the agent sandbox unless the trial turns it off) with the trial's whole
+time budget shared across turns, and the final workspace.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import dataclasses
 import json
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -32,6 +32,8 @@ from typing import Any, ClassVar, Literal
 from adhere.scaffolds._env import base_env, search_path
 from adhere.scaffolds._install import NpmTool, install_npm_tool
 from adhere.scaffolds._process import run_process
+from adhere.scaffolds._sandbox import SandboxLimits, inside_url, sandbox_argv
+from adhere.scaffolds._sandbox_host import DiskWatch, ProxyBridge, host_layout
 from adhere.scaffolds._types import ScaffoldResult, TrialContext, TurnOutcome, WireApi
 from adhere.scaffolds._versions import VersionSupport
 from adhere.scaffolds._workspace import DEFAULT_IGNORE_DIRS, collect_files
@@ -159,9 +161,50 @@ class CliScaffold(abc.ABC):
         await asyncio.to_thread(install_npm_tool, self.tool, cache_dir)
 
     async def run(self, ctx: TrialContext) -> ScaffoldResult:
-        """Play every user turn as one headless invocation; return outcomes and files."""
+        """Play every user turn as one headless invocation; return outcomes and files.
+
+        With ``ctx.sandbox`` (the default) every turn runs in the agent sandbox (see
+        :mod:`adhere.scaffolds._sandbox`); the CLI is configured with the proxy's URL
+        as it is reached inside (``http://127.0.0.1:PORT/…``, the same port).
+
+        Raises:
+            SandboxUnavailable: The sandbox is on but cannot be made on this host.
+        """
         deadline = time.monotonic() + ctx.timeout_seconds
         await self.install(ctx.cache_dir)
+        if not ctx.sandbox:
+            return await self._play(ctx, deadline, _plain, None)
+        layout = await asyncio.to_thread(host_layout)
+        url, host, port = inside_url(ctx.endpoint.base_url)
+        ctx = dataclasses.replace(ctx, endpoint=dataclasses.replace(ctx.endpoint, base_url=url))
+        ctx.home.mkdir(parents=True, exist_ok=True)
+        (ctx.home / LOG_DIR).mkdir(exist_ok=True)
+        limits = SandboxLimits()
+        watch = await asyncio.to_thread(DiskWatch, (ctx.workdir, ctx.home), limits)
+        async with ProxyBridge(host, port) as bridge:
+
+            def wrap(argv: Sequence[str]) -> list[str]:
+                return sandbox_argv(
+                    layout,
+                    limits,
+                    argv,
+                    workdir=str(ctx.workdir),
+                    home=str(ctx.home),
+                    install_dir=str(self.tool.directory(ctx.cache_dir)),
+                    bridge_dir=str(bridge.directory),
+                    port=port,
+                    masked=(str(ctx.home / LOG_DIR),),
+                )
+
+            return await self._play(ctx, deadline, wrap, watch)
+
+    async def _play(
+        self,
+        ctx: TrialContext,
+        deadline: float,
+        wrap: Callable[[Sequence[str]], list[str]],
+        watch: DiskWatch | None,
+    ) -> ScaffoldResult:
         executable = self.tool.executable(ctx.cache_dir)
         _prepare(ctx, self.config_files(ctx))
         env = self.process_env(ctx, executable)
@@ -182,12 +225,14 @@ class CliScaffold(abc.ABC):
                 )
                 break
             completed = await run_process(
-                invocation.argv,
+                wrap(invocation.argv),
                 cwd=ctx.workdir,
                 env=env,
                 timeout=remaining,
                 log_prefix=ctx.home / LOG_DIR / f"turn-{turn}",
                 stdin=invocation.stdin,
+                watch=None if watch is None else watch.check,
+                watch_interval=(lambda: 1.0) if watch is None else (lambda: watch.interval),
             )
             parsed = self.parse_output(completed.stdout)
             outcomes.append(dataclasses.replace(completed.outcome, final_text=parsed.text))
@@ -197,6 +242,10 @@ class CliScaffold(abc.ABC):
                 break
         files = collect_files(ctx.workdir, ignore_dirs=DEFAULT_IGNORE_DIRS | self.ignore_dirs)
         return ScaffoldResult(turns=tuple(outcomes), files=files, final_text=final_text)
+
+
+def _plain(argv: Sequence[str]) -> list[str]:
+    return list(argv)
 
 
 def _prepare(ctx: TrialContext, files: Mapping[Path, str]) -> None:

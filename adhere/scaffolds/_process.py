@@ -21,7 +21,7 @@ import shutil
 import signal
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,6 +75,8 @@ async def run_process(
     timeout: float,
     log_prefix: Path,
     stdin: str | None = None,
+    watch: Callable[[], Awaitable[str | None]] | None = None,
+    watch_interval: Callable[[], float] = lambda: 1.0,
 ) -> Completed:
     """Run ``argv`` in a new session and wait for it, at most ``timeout`` seconds.
 
@@ -86,6 +88,10 @@ async def run_process(
         log_prefix: Output goes to ``<prefix>.stdout`` and ``<prefix>.stderr``.
         stdin: Text written to the process's stdin, which is then closed; ``None``
             connects stdin to ``/dev/null``.
+        watch: Called every ``watch_interval()`` seconds while the process runs; a
+            reason it returns stops the process group, as a timeout does, and is
+            written at the end of the outcome's ``stderr_tail``.
+        watch_interval: Seconds between two calls of ``watch``.
 
     Raises:
         OSError: The program cannot be started (missing or not executable).
@@ -95,6 +101,7 @@ async def run_process(
     err_path = log_prefix.with_name(log_prefix.name + ".stderr")
     started = time.monotonic()
     timed_out = False
+    stopped: str | None = None
     with out_path.open("wb") as out, err_path.open("wb") as err:
         process = await asyncio.create_subprocess_exec(
             *guarded(argv, env),
@@ -109,9 +116,13 @@ async def run_process(
             if stdin is not None and process.stdin is not None:
                 await _feed(process.stdin, stdin)
             try:
-                await asyncio.wait_for(process.wait(), timeout=max(timeout, 0.001))
+                stopped = await asyncio.wait_for(
+                    _wait(process, watch, watch_interval), timeout=max(timeout, 0.001)
+                )
             except TimeoutError:
                 timed_out = True
+                await _terminate(process)
+            if stopped is not None:
                 await _terminate(process)
         except BaseException:
             await _terminate(process)
@@ -120,14 +131,38 @@ async def run_process(
             kill_group(process.pid, signal.SIGKILL)
     stdout = _read(out_path)
     stderr = _read(err_path)
+    if stopped is not None:
+        stderr += f"\nadhere: the turn was stopped: {stopped}\n"
     outcome = TurnOutcome(
-        exit_code=None if timed_out else process.returncode,
+        exit_code=None if timed_out or stopped else process.returncode,
         stdout_tail=tail(stdout),
         stderr_tail=tail(stderr),
         timed_out=timed_out,
         seconds=round(time.monotonic() - started, 3),
     )
     return Completed(outcome=outcome, stdout=stdout)
+
+
+async def _wait(
+    process: asyncio.subprocess.Process,
+    watch: Callable[[], Awaitable[str | None]] | None,
+    interval: Callable[[], float],
+) -> str | None:
+    """Wait for ``process``; return early with the reason ``watch`` gives to stop it."""
+    if watch is None:
+        await process.wait()
+        return None
+    waiting = asyncio.ensure_future(process.wait())
+    try:
+        while True:
+            done, _ = await asyncio.wait({waiting}, timeout=interval())
+            if done:
+                return None
+            reason = await watch()
+            if reason is not None:
+                return reason
+    finally:
+        waiting.cancel()
 
 
 def kill_group(pgid: int, sig: signal.Signals) -> bool:

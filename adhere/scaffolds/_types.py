@@ -70,6 +70,9 @@ class TrialContext:
         endpoint: The model, reached through the recording proxy.
         timeout_seconds: Wall-clock budget for the whole trial (all turns).
         cache_dir: Where pinned CLIs are installed (outside the repository).
+        sandbox: Run each agent CLI turn in the agent sandbox (bubblewrap: only the
+            workspace and HOME writable, network only to the proxy; see
+            ``docs/scaffolds.md``, "Agent sandbox"). In-process scaffolds ignore it.
     """
 
     trial_id: str
@@ -79,6 +82,7 @@ class TrialContext:
     endpoint: ProxyEndpoint
     timeout_seconds: float
     cache_dir: Path
+    sandbox: bool = True
 
 
 @dataclass(frozen=True)
