@@ -238,7 +238,10 @@ def _write_report(
             out_console.print(table)
         out_console.print(report_table(result))
         for note in result.notes:
-            out_console.print(f"[yellow]note:[/] {note}", highlight=False)
+            loud = note.startswith("WARNING")
+            label = "[bold red]warning:[/]" if loud else "[yellow]note:[/]"
+            text = note.removeprefix("WARNING: ") if loud else note
+            out_console.print(f"{label} {escape(text)}", highlight=False)
     files = {"report.md": render_markdown(result), "report.html": render_html(result)}
     # The trial viewer: report.html gains its failed checks, linked to one page per trial.
     files.update(ViewerSite(store, result, files["report.html"]).files())

@@ -37,12 +37,20 @@ def trial() -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="Where that proxy writes <trial>/calls.jsonl (with --proxy-url).",
 )
+@click.option(
+    "--no-sandbox",
+    is_flag=True,
+    help="Run the agent CLI without the agent sandbox whatever the Rollout says: the "
+    "operator's trial pods, where the pod is the sandbox (a restricted pod cannot make "
+    "namespaces).",
+)
 def trial_run(
     rollout_uri: str,
     trial_id: str,
     attempt: int | None,
     proxy_url: str | None,
     calls_dir: Path | None,
+    no_sandbox: bool,
 ) -> None:
     """Run exactly one trial and write its artifacts to the store (result last).
 
@@ -57,7 +65,12 @@ def trial_run(
     try:
         result = run_interruptible(
             run_stored_trial(
-                rollout_uri, trial_id, attempt=attempt, proxy_url=proxy_url, calls_dir=calls_dir
+                rollout_uri,
+                trial_id,
+                attempt=attempt,
+                proxy_url=proxy_url,
+                calls_dir=calls_dir,
+                sandbox=False if no_sandbox else None,
             )
         )
     except Interrupted as stop:

@@ -95,6 +95,7 @@ def run(
 
     for line in describe_pairings(pairings(config.rollout, prepared.scaffolds)):
         err_console.print(f"  {line}", highlight=False, soft_wrap=True)
+    _print_sandbox(prepared)
     prepared, options = _apply_overrides(prepared, overrides)
     reuse = prepared.reuse
     if reuse.changed:
@@ -172,6 +173,35 @@ def run(
     if summary.failed or summary.faults:
         raise SystemExit(1)
     exit_if_incomplete(complete, allow_incomplete, "checks were left undecided or errored")
+
+
+def _print_sandbox(prepared: Any) -> None:
+    """The agent sandbox line of the run header: a loud warning when it is off.
+
+    Raises:
+        SandboxUnavailable: It is on and cannot be made here (the run stops at start).
+    """
+    from adhere.runner import check_sandbox, unconfined
+
+    loose = unconfined(prepared)
+    if loose:
+        err_console.print(
+            "[bold red]WARNING: sandbox: off[/] — the agent CLIs "
+            f"({escape(', '.join(loose))}) run unconfined: as this user, able to read and "
+            "write whatever it can and to reach any network address. Use it only on a host "
+            "that cannot make namespaces, with models you trust.",
+            highlight=False,
+            soft_wrap=True,
+        )
+    elif check_sandbox(prepared):
+        from adhere.scaffolds import runs_in_sandbox
+
+        if any(runs_in_sandbox(s) for s in prepared.scaffolds.values()):
+            err_console.print(
+                "  agent sandbox: bubblewrap (workspace and HOME writable, network only to "
+                "the recording proxy)",
+                highlight=False,
+            )
 
 
 @main.command()

@@ -191,6 +191,7 @@ def _trial_container(
         trial.id,
         "--attempt",
         str(attempt),
+        "--no-sandbox",  # the pod is the agent's sandbox (see docs/kubernetes.md)
     ]
     mounts: list[dict[str, Any]] = [
         {"name": "work", "mountPath": WORK_DIR},

@@ -36,7 +36,7 @@ from adhere.report._judges import (
 from adhere.report._paper import paper_tables
 from adhere.report._spend import spend_tables
 from adhere.report._turns import interaction_turns, turns_figure
-from adhere.spec import JudgePanel, parse_resource
+from adhere.spec import JudgePanel, Rollout, parse_resource
 from adhere.suites import get_suite
 
 __all__ = [
@@ -63,6 +63,25 @@ def stored_aggregation(store: RolloutStore) -> Aggregation:
         if isinstance(resource, JudgePanel):
             return resource.spec.aggregation
     return "mean"
+
+
+SANDBOX_OFF_NOTE = (
+    "WARNING: this rollout ran with 'sandbox: off': its agent CLIs ran unconfined, as the "
+    "runner's user, able to read and write whatever it could and to reach any network "
+    "address; nothing but the models' restraint kept them to their workspaces."
+)
+
+
+def sandbox_note(store: RolloutStore) -> str | None:
+    """The warning of a rollout whose spec snapshot says ``sandbox: off``, else ``None``."""
+    if not store.has_specs():
+        return None
+    where = store.where(SPECS)
+    for index, document in enumerate(store.read_specs()):
+        resource = parse_resource(document, file=where, index=index)
+        if isinstance(resource, Rollout) and resource.spec.sandbox == "off":
+            return SANDBOX_OFF_NOTE
+    return None
 
 
 def report_for(
@@ -98,6 +117,9 @@ def report_for(
         breakdowns=list(suite.breakdowns()) if suite else [],
         sets=sets,
     )
+    unconfined = sandbox_note(store)
+    if unconfined:
+        report.notes.insert(0, unconfined)
     versions = version_note(collected)
     if versions:
         report.notes.append(versions)

@@ -33,10 +33,12 @@ from adhere.runner._rescore import rescore
 from adhere.runner._run import (
     Prepared,
     ProxyCalls,
+    check_sandbox,
     execute,
     judge_endpoints,
     prepare,
     run_services,
+    unconfined,
 )
 from adhere.runner._signals import STOP_SIGNALS, Interrupted, run_interruptible
 from adhere.runner._summary import NoProgress, Progress, RunSummary
@@ -71,6 +73,7 @@ __all__ = [
     "check_benchmark",
     "check_panel",
     "check_run",
+    "check_sandbox",
     "copy_workspace",
     "default_work_root",
     "describe_estimates",
@@ -101,5 +104,6 @@ __all__ = [
     "score_stored",
     "stored_config",
     "suite_lookup",
+    "unconfined",
     "validate_files",
 ]

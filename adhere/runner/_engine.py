@@ -121,8 +121,12 @@ class Engine:
         fingerprints: Mapping[str, Fingerprint] | None = None,
         workspace_dir: Path | None = None,
         fail_fast: bool = False,
+        sandbox: bool = True,
     ) -> None:
         self.store = store
+        self.sandbox = sandbox
+        """Agent CLI turns run in the agent sandbox (the Rollout's ``sandbox``; off in a
+        cluster pod, which is the sandbox there)."""
         self.workspace_dir = workspace_dir
         """The workspace already in place (a cluster pod in its instance's image), used
         as it is instead of a copy per trial; None: each trial gets its own copy."""
@@ -242,6 +246,7 @@ class Engine:
                     ),
                     timeout_seconds=self.timeouts[trial.scaffold],
                     cache_dir=self.cache_dir,
+                    sandbox=self.sandbox,
                 )
                 self.workspaces[trial.id] = str(workdir)
                 scaffold = self.scaffolds[trial.scaffold]

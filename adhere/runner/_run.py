@@ -40,7 +40,7 @@ from adhere.runner._progress import StoreProgress
 from adhere.runner._reuse import ReuseCheck, check_reuse, plan_fingerprints
 from adhere.runner._summary import Progress, RunSummary
 from adhere.runner._workspace import default_work_root
-from adhere.scaffolds import Scaffold, default_cache_dir
+from adhere.scaffolds import Scaffold, check_agent_sandbox, default_cache_dir, runs_in_sandbox
 from adhere.scoring import Scorer, score_rollout
 from adhere.spec import Endpoint, JudgePanel, RunConfig
 from adhere.store import FileStore, open_store
@@ -105,6 +105,27 @@ def prepare(config: RunConfig, *, rerun_changed: bool = False) -> Prepared:
         fingerprints=fingerprints,
         reuse=reuse,
     )
+
+
+def check_sandbox(prepared: Prepared) -> bool:
+    """Whether agent CLI turns run in the agent sandbox; checks that it works here.
+
+    Raises:
+        SandboxUnavailable: The Rollout leaves ``sandbox`` on, it runs an agent CLI,
+            and bubblewrap or socat is missing or cannot make namespaces on this host.
+    """
+    if prepared.config.rollout.spec.sandbox == "off":
+        return False
+    if any(runs_in_sandbox(s) for s in prepared.scaffolds.values()):
+        check_agent_sandbox()
+    return True
+
+
+def unconfined(prepared: Prepared) -> list[str]:
+    """The agent CLI scaffolds a ``sandbox: off`` rollout runs unconfined (else none)."""
+    if prepared.config.rollout.spec.sandbox == "on":
+        return []
+    return sorted(name for name, s in prepared.scaffolds.items() if runs_in_sandbox(s))
 
 
 def clean_stale_temp_files(store: RolloutStore) -> None:
@@ -242,6 +263,7 @@ async def execute(
     ``fail_fast`` the first trial that fails stops the run (``summary.stopped``).
     """
     cache_dir = default_cache_dir()
+    sandbox = check_sandbox(prepared)  # before anything starts: a clear error, at once
     clean_stale_temp_files(prepared.store)
     # progress.json in the store: what `adhere exporter` reports as trials running.
     tracked = StoreProgress(prepared.store, prepared.config.rollout.spec.parallelism, progress)
@@ -269,6 +291,7 @@ async def execute(
             retry_backoff_seconds=retry_backoff_seconds,
             fingerprints=prepared.fingerprints,
             fail_fast=fail_fast,
+            sandbox=sandbox,
         )
         try:
             summary = await engine.run(prepared.trials)

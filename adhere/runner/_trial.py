@@ -55,6 +55,7 @@ from adhere.runner._plan import apply_filters
 from adhere.runner._reuse import plan_fingerprints
 from adhere.runner._run import (
     Prepared,
+    check_sandbox,
     judge_endpoints,
     run_services,
     serve_judges,
@@ -253,8 +254,14 @@ async def run_stored_trial(
     attempt: int | None = None,
     proxy_url: str | None = None,
     calls_dir: Path | None = None,
+    sandbox: bool | None = None,
 ) -> TrialResult:
-    """Run one trial of the rollout stored at ``rollout_uri`` (see the module doc)."""
+    """Run one trial of the rollout stored at ``rollout_uri`` (see the module doc).
+
+    ``sandbox``: run an agent CLI in the agent sandbox; ``None`` follows the Rollout's
+    ``sandbox`` (and checks it can be made here, raising ``SandboxUnavailable``), false
+    runs it without (an operator's pod, which is the sandbox there).
+    """
     store = open_rollout_uri(rollout_uri)
     config = stored_config(store)
     instances = store.read_instances()
@@ -281,6 +288,7 @@ async def run_stored_trial(
         result = store.read_result(trial)
         assert result is not None
         return result
+    sandboxed = check_sandbox(prepared) if sandbox is None else sandbox
     cache_dir = default_cache_dir()
     await scaffolds[trial.scaffold].install(cache_dir)
 
@@ -299,6 +307,7 @@ async def run_stored_trial(
             secrets=secrets,
             fingerprints=fingerprints,
             workspace_dir=in_place_workspace(),
+            sandbox=sandboxed,
         )
 
     if proxy_url is not None:

@@ -10,6 +10,10 @@ HOME, proxy endpoint, time budget, CLI cache) and returns a :class:`ScaffoldResu
   the real agent CLIs, pinned, installed from npm into a cache outside the
   repository (``python -m adhere.scaffolds.install --all``) and run headless.
 
+Each agent CLI turn runs in the agent sandbox (bubblewrap) unless the trial turns it
+off: :func:`check_agent_sandbox` says at start whether it can be made here, and
+:func:`runs_in_sandbox` which scaffolds use it.
+
 See ``docs/scaffolds.md``.
 """
 
@@ -21,6 +25,7 @@ from adhere.scaffolds._registry import (
     scaffold_names,
     version_support,
 )
+from adhere.scaffolds._sandbox import SandboxLimits, check_agent_sandbox, runs_in_sandbox
 from adhere.scaffolds._types import (
     ProxyEndpoint,
     Scaffold,
@@ -38,6 +43,7 @@ __all__ = [
     "DEFAULT_IGNORE_DIRS",
     "InstallError",
     "ProxyEndpoint",
+    "SandboxLimits",
     "Scaffold",
     "ScaffoldResult",
     "TrialContext",
@@ -45,10 +51,12 @@ __all__ = [
     "VersionSupport",
     "WireApi",
     "WorkspaceLimits",
+    "check_agent_sandbox",
     "collect_files",
     "default_cache_dir",
     "get_scaffold",
     "installable",
+    "runs_in_sandbox",
     "scaffold",
     "scaffold_names",
     "version_support",

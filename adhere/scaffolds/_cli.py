@@ -38,7 +38,14 @@ from adhere.scaffolds._types import ScaffoldResult, TrialContext, TurnOutcome, W
 from adhere.scaffolds._versions import VersionSupport
 from adhere.scaffolds._workspace import DEFAULT_IGNORE_DIRS, collect_files
 
-__all__ = ["CliScaffold", "Invocation", "Parsed", "SystemPromptMode", "json_lines", "last_json"]
+__all__ = [
+    "CliScaffold",
+    "Invocation",
+    "Parsed",
+    "SystemPromptMode",
+    "json_lines",
+    "last_json",
+]
 
 SystemPromptMode = Literal["replace", "append"]
 """How the instance's system prompt reaches a CLI: instead of its own, or after it."""
@@ -84,6 +91,8 @@ class CliScaffold(abc.ABC):
     """Versions besides the pin that this adapter is tested with (see ``_versions``)."""
     unavailable_versions: ClassVar[Mapping[str, str]] = {}
     """Versions known not to be installable → why not."""
+    agent_sandbox: ClassVar[bool] = True
+    """Its turns run in the agent sandbox unless the trial turns it off."""
 
     def __init__(
         self,

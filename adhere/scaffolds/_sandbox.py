@@ -41,7 +41,9 @@ __all__ = [
     "INNER_SCRIPT",
     "Layout",
     "SandboxLimits",
+    "check_agent_sandbox",
     "inside_url",
+    "runs_in_sandbox",
     "sandbox_argv",
 ]
 
@@ -120,6 +122,23 @@ exec "$@"
 
 Sets the file-size limit, starts the proxy bridge, waits (with shell built-ins only)
 until it listens on ``127.0.0.1:PORT``, then becomes the CLI."""
+
+
+def runs_in_sandbox(scaffold: object) -> bool:
+    """``scaffold`` runs an agent CLI, in the agent sandbox unless a trial turns it off."""
+    return bool(getattr(scaffold, "agent_sandbox", False))
+
+
+def check_agent_sandbox() -> Layout:
+    """What the agent sandbox uses on this host, found once (a few ms, then cached).
+
+    Raises:
+        SandboxUnavailable: bubblewrap or socat is missing or cannot make namespaces
+            here; the message says how to fix it (install them, or ``sandbox: off``).
+    """
+    from adhere.scaffolds._sandbox_host import host_layout  # subprocess, asyncio: lazily
+
+    return host_layout()
 
 
 def inside_url(base_url: str) -> tuple[str, str, int]:

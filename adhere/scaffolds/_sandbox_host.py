@@ -28,7 +28,13 @@ from types import TracebackType
 from adhere.errors import SandboxUnavailable
 from adhere.scaffolds._sandbox import BRIDGE_SOCKET, Layout, SandboxLimits
 
-__all__ = ["SYSTEM_PATHS", "DiskWatch", "ProxyBridge", "host_layout", "private_entries"]
+__all__ = [
+    "SYSTEM_PATHS",
+    "DiskWatch",
+    "ProxyBridge",
+    "host_layout",
+    "private_entries",
+]
 
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 """Top-level paths shown read-only in the sandbox, where the host has them."""

@@ -268,6 +268,24 @@ class RolloutSpec(SpecModel):
     judge_panel: str | None = Field(default=None, description="Name of the JudgePanel.")
     storage: str = Field(default="file://./runs", description="Result store URI.")
     baseline: str | None = Field(default=None, description="Rollout name to compare against.")
+    sandbox: Literal["on", "off"] = Field(
+        default="on",
+        description=(
+            "Run each agent CLI turn in the agent sandbox (bubblewrap: only the workspace "
+            "and a throwaway HOME writable, network only to the recording proxy). 'off' "
+            "runs the CLIs unconfined, for hosts that cannot make namespaces; the run and "
+            'its report then say so. Quote it in YAML: "off". In a cluster each trial\'s pod '
+            "is its sandbox and this setting is not used."
+        ),
+    )
+
+    @field_validator("sandbox", mode="before")
+    @classmethod
+    def _sandbox_switch(cls, value: Any) -> Any:
+        # YAML 1.1 reads a bare on/off as a boolean
+        if isinstance(value, bool):
+            return "on" if value else "off"
+        return value
 
     @field_validator("scaffolds", mode="before")
     @classmethod

@@ -72,6 +72,7 @@ def test_the_scaffold_image_runs_one_trial_against_the_proxy_sidecar() -> None:
         trial().id,
         "--attempt",
         "2",
+        "--no-sandbox",
         "--proxy-url",
         "http://127.0.0.1:8766",
         "--calls-dir",

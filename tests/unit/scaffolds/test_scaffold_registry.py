@@ -27,6 +27,7 @@ def test_public_names():
         "DEFAULT_IGNORE_DIRS",
         "InstallError",
         "ProxyEndpoint",
+        "SandboxLimits",
         "Scaffold",
         "ScaffoldResult",
         "TrialContext",
@@ -34,10 +35,12 @@ def test_public_names():
         "VersionSupport",
         "WireApi",
         "WorkspaceLimits",
+        "check_agent_sandbox",
         "collect_files",
         "default_cache_dir",
         "get_scaffold",
         "installable",
+        "runs_in_sandbox",
         "scaffold",
         "scaffold_names",
         "version_support",
@@ -101,7 +104,8 @@ def test_importing_the_package_loads_no_adapter():
         "import sys, adhere.scaffolds\n"
         "heavy = [m for m in sys.modules if m.startswith('adhere.scaffolds._') and m not in "
         "('adhere.scaffolds._registry', 'adhere.scaffolds._types', 'adhere.scaffolds._install', "
-        "'adhere.scaffolds._versions', 'adhere.scaffolds._workspace')]\n"
+        "'adhere.scaffolds._versions', 'adhere.scaffolds._workspace', "
+        "'adhere.scaffolds._sandbox')]\n"
         "print(heavy)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
