@@ -42,6 +42,7 @@ from adhere.runner._workspace import changed_files, layered, trial_workspace
 from adhere.scaffolds import (
     DEFAULT_IGNORE_DIRS,
     ProxyEndpoint,
+    SandboxLimits,
     Scaffold,
     ScaffoldResult,
     TrialContext,
@@ -122,11 +123,13 @@ class Engine:
         workspace_dir: Path | None = None,
         fail_fast: bool = False,
         sandbox: bool = True,
+        sandbox_limits: SandboxLimits | None = None,
     ) -> None:
         self.store = store
         self.sandbox = sandbox
         """Agent CLI turns run in the agent sandbox (the Rollout's ``sandbox``; off in a
         cluster pod, which is the sandbox there)."""
+        self.sandbox_limits = sandbox_limits or SandboxLimits()
         self.workspace_dir = workspace_dir
         """The workspace already in place (a cluster pod in its instance's image), used
         as it is instead of a copy per trial; None: each trial gets its own copy."""
@@ -247,6 +250,7 @@ class Engine:
                     timeout_seconds=self.timeouts[trial.scaffold],
                     cache_dir=self.cache_dir,
                     sandbox=self.sandbox,
+                    sandbox_limits=self.sandbox_limits,
                 )
                 self.workspaces[trial.id] = str(workdir)
                 scaffold = self.scaffolds[trial.scaffold]

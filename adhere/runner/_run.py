@@ -40,7 +40,13 @@ from adhere.runner._progress import StoreProgress
 from adhere.runner._reuse import ReuseCheck, check_reuse, plan_fingerprints
 from adhere.runner._summary import Progress, RunSummary
 from adhere.runner._workspace import default_work_root
-from adhere.scaffolds import Scaffold, check_agent_sandbox, default_cache_dir, runs_in_sandbox
+from adhere.scaffolds import (
+    SandboxLimits,
+    Scaffold,
+    check_agent_sandbox,
+    default_cache_dir,
+    runs_in_sandbox,
+)
 from adhere.scoring import Scorer, score_rollout
 from adhere.spec import Endpoint, JudgePanel, RunConfig
 from adhere.store import FileStore, open_store
@@ -119,6 +125,17 @@ def check_sandbox(prepared: Prepared) -> bool:
     if any(runs_in_sandbox(s) for s in prepared.scaffolds.values()):
         check_agent_sandbox()
     return True
+
+
+def sandbox_limits(prepared: Prepared) -> SandboxLimits:
+    """The Rollout's ``sandboxLimits`` as the scaffolds take them."""
+    spec = prepared.config.rollout.spec.sandbox_limits
+    return SandboxLimits(
+        tmp_mb=spec.tmp_mb,
+        file_mb=spec.file_mb,
+        growth_mb=spec.growth_mb,
+        growth_files=spec.growth_files,
+    )
 
 
 def unconfined(prepared: Prepared) -> list[str]:
@@ -292,6 +309,7 @@ async def execute(
             fingerprints=prepared.fingerprints,
             fail_fast=fail_fast,
             sandbox=sandbox,
+            sandbox_limits=sandbox_limits(prepared),
         )
         try:
             summary = await engine.run(prepared.trials)

@@ -58,6 +58,7 @@ from adhere.runner._run import (
     check_sandbox,
     judge_endpoints,
     run_services,
+    sandbox_limits,
     serve_judges,
 )
 from adhere.runner._workspace import default_work_root, in_place_workspace
@@ -308,6 +309,7 @@ async def run_stored_trial(
             fingerprints=fingerprints,
             workspace_dir=in_place_workspace(),
             sandbox=sandboxed,
+            sandbox_limits=sandbox_limits(prepared),
         )
 
     if proxy_url is not None:

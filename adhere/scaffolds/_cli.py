@@ -32,7 +32,7 @@ from typing import Any, ClassVar, Literal
 from adhere.scaffolds._env import base_env, search_path
 from adhere.scaffolds._install import NpmTool, install_npm_tool
 from adhere.scaffolds._process import run_process
-from adhere.scaffolds._sandbox import SandboxLimits, inside_url, sandbox_argv
+from adhere.scaffolds._sandbox import inside_url, sandbox_argv
 from adhere.scaffolds._sandbox_host import DiskWatch, ProxyBridge, host_layout
 from adhere.scaffolds._types import ScaffoldResult, TrialContext, TurnOutcome, WireApi
 from adhere.scaffolds._versions import VersionSupport
@@ -188,7 +188,7 @@ class CliScaffold(abc.ABC):
         ctx = dataclasses.replace(ctx, endpoint=dataclasses.replace(ctx.endpoint, base_url=url))
         ctx.home.mkdir(parents=True, exist_ok=True)
         (ctx.home / LOG_DIR).mkdir(exist_ok=True)
-        limits = SandboxLimits()
+        limits = ctx.sandbox_limits
         watch = await asyncio.to_thread(DiskWatch, (ctx.workdir, ctx.home), limits)
         async with ProxyBridge(host, port) as bridge:
 

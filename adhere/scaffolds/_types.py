@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from adhere.core import Instance
+from adhere.scaffolds._sandbox import SandboxLimits
 
 WireApi = Literal["anthropic", "openai-chat", "openai-responses", "gemini"]
 """The four API shapes the recording proxy understands."""
@@ -73,6 +74,7 @@ class TrialContext:
         sandbox: Run each agent CLI turn in the agent sandbox (bubblewrap: only the
             workspace and HOME writable, network only to the proxy; see
             ``docs/scaffolds.md``, "Agent sandbox"). In-process scaffolds ignore it.
+        sandbox_limits: Its size limits (``/tmp``, one file, workspace growth).
     """
 
     trial_id: str
@@ -83,6 +85,7 @@ class TrialContext:
     timeout_seconds: float
     cache_dir: Path
     sandbox: bool = True
+    sandbox_limits: SandboxLimits = field(default_factory=SandboxLimits)
 
 
 @dataclass(frozen=True)

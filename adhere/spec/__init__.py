@@ -62,6 +62,7 @@ from adhere.spec._resources import (
     Summary,
     TrialCounts,
 )
+from adhere.spec._sandbox import SandboxLimitsSpec
 
 __all__ = [
     "API_VERSION",
@@ -90,6 +91,7 @@ __all__ = [
     "RolloutSpec",
     "RolloutStatus",
     "RunConfig",
+    "SandboxLimitsSpec",
     "ScaffoldSpec",
     "SecretKeyRef",
     "SecretSource",

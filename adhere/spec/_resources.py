@@ -14,6 +14,7 @@ from pydantic import Field, field_validator, model_validator
 from adhere.core import SpecModel
 from adhere.spec._endpoint import Endpoint
 from adhere.spec._read import check_path_text
+from adhere.spec._sandbox import SandboxLimitsSpec
 
 API_VERSION: Final = "adhere.dev/v1alpha1"
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -277,6 +278,11 @@ class RolloutSpec(SpecModel):
             'its report then say so. Quote it in YAML: "off". In a cluster each trial\'s pod '
             "is its sandbox and this setting is not used."
         ),
+    )
+
+    sandbox_limits: SandboxLimitsSpec = Field(
+        default_factory=SandboxLimitsSpec,
+        description="Size limits of the agent sandbox (disk: /tmp, one file, workspace growth).",
     )
 
     @field_validator("sandbox", mode="before")
