@@ -94,7 +94,7 @@ async def main(samples: int) -> None:
             times: dict[str, dict[str, list[float]]] = {
                 k: {"plain": [], "sandboxed": []} for k in pairs
             }
-            for what, (plain, sandboxed) in pairs.items():  # warm up
+            for plain, sandboxed in pairs.values():  # warm up
                 await _one(plain, root, env)
                 await _one(sandboxed, root, env)
             for _ in range(samples):
