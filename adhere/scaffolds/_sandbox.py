@@ -21,7 +21,8 @@ Each turn of an agent CLI runs in bubblewrap (``bwrap``) with, besides the guard
 Inside, a tiny ``sh`` script (:data:`INNER_SCRIPT`) starts ``socat`` listening on
 ``127.0.0.1:PORT`` — the port of the base URL the CLI is configured with — forwarding
 to a Unix socket bound in read-only from outside, where the runner relays to the
-proxy; it waits until the listener is up, then ``exec``s the CLI.
+proxy; it waits until the listener is up (socat says so on a named pipe), then
+``exec``s the CLI.
 
 The host-dependent facts (where ``bwrap`` and ``socat`` are, which system paths are
 directories or symlinks, which ``/etc`` entries are private, where Node lives) come in
@@ -37,6 +38,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 __all__ = [
     "BRIDGE_DIR",
+    "BRIDGE_READY",
     "BRIDGE_SOCKET",
     "INNER_SCRIPT",
     "Layout",
@@ -52,6 +54,10 @@ BRIDGE_DIR = "/run/adhere"
 
 BRIDGE_SOCKET = "proxy.sock"
 """The bridge socket's file name in that directory."""
+
+BRIDGE_READY = "ready"
+"""The named pipe in that directory through which the inner script learns that socat
+listens."""
 
 _MIB = 1024 * 1024
 
@@ -103,25 +109,25 @@ class Layout:
 
 INNER_SCRIPT = """\
 ulimit -f "$1" || exit 125
-"$2" TCP-LISTEN:"$3",bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:"$4" &
-b=$! p="0100007F:$5 0A" n=0
+"$2" -d -d TCP-LISTEN:"$3",bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:"$4" 2>"$5" &
+r= e=
+while read -r l; do
+  case "$l" in *"listening on"*) r=1; break ;; esac
+  e="$l"
+done <"$5"
+if [ -z "$r" ]; then
+  echo "adhere sandbox: the bridge to the recording proxy (socat) did not start: $e" >&2
+  exit 125
+fi
 shift 5
-while :; do
-  while read -r _ a _ s _; do
-    [ "$a $s" = "$p" ] && break 2
-  done </proc/net/tcp
-  n=$((n + 1))
-  if ! kill -0 "$b" 2>/dev/null || [ "$n" -gt 200000 ]; then
-    echo "adhere sandbox: the bridge to the recording proxy (socat) did not start" >&2
-    exit 125
-  fi
-done
 exec "$@"
 """
-"""Run inside: ``sh -c INNER_SCRIPT sh BLOCKS SOCAT PORT SOCKET HEXPORT CLI ARG…``.
+"""Run inside: ``sh -c INNER_SCRIPT sh BLOCKS SOCAT PORT SOCKET FIFO CLI ARG…``.
 
-Sets the file-size limit, starts the proxy bridge, waits (with shell built-ins only)
-until it listens on ``127.0.0.1:PORT``, then becomes the CLI."""
+Sets the file-size limit, starts the proxy bridge with its log going to ``FIFO`` (a
+named pipe made outside), blocks reading that log until socat says it listens on
+``127.0.0.1:PORT`` (no polling: socat gets the CPU), then becomes the CLI. socat
+ignores the broken pipe once nobody reads its log."""
 
 
 def runs_in_sandbox(scaffold: object) -> bool:
@@ -218,5 +224,6 @@ def sandbox_argv(
         argv += ["--cap-drop", "ALL"]
     blocks = str(limits.file_mb * _MIB // 512)  # sh's ulimit -f counts 512-byte blocks
     socket = posixpath.join(BRIDGE_DIR, BRIDGE_SOCKET)
-    inner = ["/bin/sh", "-c", INNER_SCRIPT, "sh", blocks, layout.socat, str(port), socket]
-    return [*argv, "--", *inner, f"{port:04X}", *command]
+    ready = posixpath.join(BRIDGE_DIR, BRIDGE_READY)
+    inner = ["/bin/sh", "-c", INNER_SCRIPT, "sh", blocks, layout.socat, str(port), socket, ready]
+    return [*argv, "--", *inner, *command]

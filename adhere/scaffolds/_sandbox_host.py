@@ -26,7 +26,7 @@ from pathlib import Path
 from types import TracebackType
 
 from adhere.errors import SandboxUnavailable
-from adhere.scaffolds._sandbox import BRIDGE_SOCKET, Layout, SandboxLimits
+from adhere.scaffolds._sandbox import BRIDGE_READY, BRIDGE_SOCKET, Layout, SandboxLimits
 
 __all__ = [
     "SYSTEM_PATHS",
@@ -154,14 +154,16 @@ def host_layout() -> Layout:
 class ProxyBridge:
     """A Unix socket relaying every connection to ``host:port`` (the proxy), in this loop.
 
-    ``directory`` (a fresh private directory) holds the socket; it is bound into the
-    sandbox read-only, and removed when the bridge closes.
+    ``directory`` (a fresh private directory) holds the socket and the named pipe
+    through which the sandbox's inner script learns that socat listens; it is bound
+    into the sandbox read-only, and removed when the bridge closes.
     """
 
     def __init__(self, host: str, port: int) -> None:
         self.host = host
         self.port = port
         self.directory = Path(tempfile.mkdtemp(prefix="adhere-bridge-"))
+        os.mkfifo(self.directory / BRIDGE_READY, 0o600)
         self._server: asyncio.Server | None = None
         self._relays: set[asyncio.Task[None]] = set()
 

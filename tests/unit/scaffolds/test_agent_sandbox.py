@@ -103,14 +103,14 @@ def test_the_inner_script_gets_the_limits_bridge_and_the_cli() -> None:
     command = argv(limits=SandboxLimits(file_mb=16))
     inner = command[command.index("--") + 1 :]
     assert inner[:3] == ["/bin/sh", "-c", INNER_SCRIPT]
-    # sh BLOCKS SOCAT PORT SOCKET HEXPORT CLI…: ulimit -f counts 512-byte blocks
+    # sh BLOCKS SOCAT PORT SOCKET FIFO CLI…: ulimit -f counts 512-byte blocks
     assert inner[3:9] == [
         "sh",
         str(16 * 2048),
         "/usr/bin/socat",
         "8123",
         f"{BRIDGE_DIR}/proxy.sock",
-        "1FBB",
+        f"{BRIDGE_DIR}/ready",
     ]
     assert inner[9:] == CLI
 
