@@ -11,6 +11,7 @@ command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || 
 # bubblewrap sandboxes untrusted code (and its attack tests run in it); Chromium,
 # headless, loads the report's pages in the browser tests.
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+command -v socat >/dev/null 2>&1 || need+=(socat)  # the agent sandbox's proxy bridge
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing ${need[*]} (apt)…" >&2
