@@ -38,6 +38,7 @@ from adhere.runner._run import (
     judge_endpoints,
     prepare,
     run_services,
+    sandbox_limits,
     unconfined,
 )
 from adhere.runner._signals import STOP_SIGNALS, Interrupted, run_interruptible
@@ -101,6 +102,7 @@ __all__ = [
     "run_interruptible",
     "run_services",
     "run_stored_trial",
+    "sandbox_limits",
     "score_stored",
     "stored_config",
     "suite_lookup",

@@ -24,10 +24,12 @@ from adhere.runner import (
     Progress,
     ProxyCalls,
     RunSummary,
+    check_sandbox,
     default_work_root,
     judge_endpoints,
     plan_rollout,
     run_services,
+    sandbox_limits,
     suite_lookup,
 )
 from adhere.scaffolds import default_cache_dir
@@ -149,6 +151,7 @@ async def _run_groups(
     at_once = min(len(groups), parallelism)
     gate = asyncio.Semaphore(at_once)
     work_root = Path(os.environ.get("ADHERE_WORK_DIR") or default_work_root())
+    sandboxed, limits = check_sandbox(prepared), sandbox_limits(prepared)
 
     async def one(items: list[CorrectedTrial]) -> RunSummary:
         async with gate:
@@ -165,6 +168,8 @@ async def _run_groups(
                 parallelism=max(1, parallelism // at_once),
                 progress=progress,
                 secrets=calls.secrets,
+                sandbox=sandboxed,
+                sandbox_limits=limits,
             )
             return await engine.run([i.trial for i in items])
 
