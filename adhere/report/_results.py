@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from adhere.artifacts import INSTANCES, SPECS, RolloutStore
 from adhere.core import Verdict
-from adhere.errors import SpecError
+from adhere.errors import AdhereError, SpecError
 from adhere.judging import (
     HumanLabel,
     ItemKey,
@@ -36,6 +36,7 @@ from adhere.report._judges import (
 from adhere.report._paper import paper_tables
 from adhere.report._spend import spend_tables
 from adhere.report._turns import interaction_turns, turns_figure
+from adhere.scaffolds import get_scaffold, runs_in_sandbox
 from adhere.spec import JudgePanel, Rollout, parse_resource
 from adhere.suites import get_suite
 
@@ -72,9 +73,12 @@ SANDBOX_OFF_NOTE = (
 )
 
 
-def sandbox_note(store: RolloutStore) -> str | None:
-    """The warning of a rollout whose spec snapshot says ``sandbox: off``, else ``None``."""
-    if not store.has_specs():
+def sandbox_note(store: RolloutStore, scaffolds: Iterable[str]) -> str | None:
+    """The warning of a rollout whose spec snapshot says ``sandbox: off``, else ``None``.
+
+    Only when it ran an agent CLI (``scaffolds``: the names its trials ran under).
+    """
+    if not store.has_specs() or not any(_agent_cli(name) for name in set(scaffolds)):
         return None
     where = store.where(SPECS)
     for index, document in enumerate(store.read_specs()):
@@ -82,6 +86,13 @@ def sandbox_note(store: RolloutStore) -> str | None:
         if isinstance(resource, Rollout) and resource.spec.sandbox == "off":
             return SANDBOX_OFF_NOTE
     return None
+
+
+def _agent_cli(name: str) -> bool:
+    try:
+        return runs_in_sandbox(get_scaffold(name))
+    except AdhereError:  # a scaffold this install does not know: say nothing of it
+        return False
 
 
 def report_for(
@@ -117,7 +128,7 @@ def report_for(
         breakdowns=list(suite.breakdowns()) if suite else [],
         sets=sets,
     )
-    unconfined = sandbox_note(store)
+    unconfined = sandbox_note(store, (str(t.keys.get("scaffold")) for t in collected.trials))
     if unconfined:
         report.notes.insert(0, unconfined)
     versions = version_note(collected)
