@@ -182,3 +182,21 @@ def _fresh_layout():
     host_layout.cache_clear()
     yield
     host_layout.cache_clear()
+
+
+def test_a_run_of_in_process_scaffolds_needs_no_bwrap(tmp_path: Path) -> None:
+    (tmp_path / "bin").mkdir()
+    write_suite(tmp_path, [{"instance_id": "i1", "user_query": ["hello"]}], {"a.txt": "a\n"})
+    write_rollout(tmp_path, model("m", "agent:answer"), "[chat]")
+    done = run_cli(
+        "run",
+        str(tmp_path / "benchmark.yaml"),
+        str(tmp_path / "rollout.yaml"),
+        "--quiet",
+        "--no-report",
+        "--allow-incomplete",
+        env={"PATH": str(tmp_path / "bin"), "ADHERE_WORK_DIR": str(tmp_path / "work")},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "1 ran (1 ok, 0 failed)" in done.stderr
+    assert "sandbox" not in done.stderr  # neither the check nor a warning: no agent CLI
