@@ -34,6 +34,7 @@ __all__ = [
     "ProxyBridge",
     "host_layout",
     "private_entries",
+    "remove_stale_bridges",
 ]
 
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
@@ -151,6 +152,24 @@ def host_layout() -> Layout:
     )
 
 
+_BRIDGE_PREFIX = "adhere-bridge-"
+
+
+def remove_stale_bridges(root: Path) -> list[Path]:
+    """Remove the bridge directories under ``root`` whose runner (pid in the name) is gone.
+
+    A runner killed with ``SIGKILL`` cannot remove its own.
+    """
+    removed = []
+    for path in root.glob(f"{_BRIDGE_PREFIX}*-*"):
+        pid = path.name[len(_BRIDGE_PREFIX) :].split("-", 1)[0]
+        if not pid.isdigit() or Path(f"/proc/{pid}").exists():
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
 class ProxyBridge:
     """A Unix socket relaying every connection to ``host:port`` (the proxy), in this loop.
 
@@ -162,7 +181,8 @@ class ProxyBridge:
     def __init__(self, host: str, port: int) -> None:
         self.host = host
         self.port = port
-        self.directory = Path(tempfile.mkdtemp(prefix="adhere-bridge-"))
+        remove_stale_bridges(Path(tempfile.gettempdir()))
+        self.directory = Path(tempfile.mkdtemp(prefix=f"{_BRIDGE_PREFIX}{os.getpid()}-"))
         os.mkfifo(self.directory / BRIDGE_READY, 0o600)
         self._server: asyncio.Server | None = None
         self._relays: set[asyncio.Task[None]] = set()

@@ -211,3 +211,18 @@ def test_the_limits_are_read_from_the_rollout(tmp_path) -> None:
         "growthMb": 2048,
         "growthFiles": 10,
     }
+
+
+def test_bridge_directories_of_dead_runners_are_removed(tmp_path) -> None:
+    from adhere.scaffolds._sandbox_host import remove_stale_bridges
+
+    dead = 2**22 + 12345  # above the kernel's pid limit: never a live process
+    for name in (f"adhere-bridge-{dead}-abc", f"adhere-bridge-{os.getpid()}-def", "other-1-x"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "proxy.sock").write_text("")
+    removed = remove_stale_bridges(tmp_path)
+    assert removed == [tmp_path / f"adhere-bridge-{dead}-abc"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        f"adhere-bridge-{os.getpid()}-def",
+        "other-1-x",
+    ]
