@@ -1,0 +1,96 @@
+"""PACIFIC under `protocol: paper` end to end: examples/pacific-sweep/paper.yaml (a smaller
+grid) through the runner and the scripted policy server, then the report's per-instruction
+accuracy (the paper's Figure 6) recomputed from the stored verdicts."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from adhere.artifacts import RolloutStore
+from adhere.report._results import report_for
+from adhere.store import open_store
+from tests.helpers import ROOT, run_cli
+
+EXAMPLE = ROOT / "examples" / "pacific-sweep" / "paper.yaml"
+
+
+def small_example(tmp_path: Path) -> Path:
+    text = EXAMPLE.read_text(encoding="utf-8")
+    for old, new in {
+        "instructions: [3, 5, 8, 10, 15]": "instructions: [3, 8]",
+        "perLanguage: 33": "perLanguage: 2",
+        "file://../../runs": "file://./runs",
+    }.items():
+        assert old in text, old
+        text = text.replace(old, new)
+    path = tmp_path / "paper.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def by_hand(store: RolloutStore) -> dict[tuple[str, int], tuple[int, int]]:
+    """(model, paper id) → (steps, correct), read straight from the stored files."""
+    steps_of = {i.id: i.metadata["sample"]["steps"] for i in store.read_instances()}
+    out: dict[tuple[str, int], list[int]] = {}
+    for stored in store.iter_trials():
+        trial = stored.result.trial
+        assert stored.result.status == "ok"
+        results = {v.check_id: v.result for v in stored.verdicts}
+        for i, step in enumerate(steps_of[trial.instance], start=1):
+            cell = out.setdefault((trial.model, step["paper_id"]), [0, 0])
+            cell[0] += 1
+            cell[1] += results[f"step-{i}"] == "pass"
+    return {k: (v[0], v[1]) for k, v in out.items()}
+
+
+def test_the_paper_protocol_example_runs_and_reports_figure_6(tmp_path: Path) -> None:
+    rollout = small_example(tmp_path)
+    proc = run_cli("run", str(rollout), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "Per-instruction accuracy (the paper's Figure 6)" in proc.stdout
+
+    store = RolloutStore(open_store(str(tmp_path / "runs")), "pacific-paper")
+    instances = store.read_instances()
+    assert len(instances) == 2 * 3 * 3 * 2  # counts × lengths × languages × per language
+    for instance in instances:
+        assert instance.id.startswith("pacific-paper-")
+        assert instance.system_prompt == ""
+        assert instance.metadata["protocol"]["parse"] == "strict"
+        assert "\n\nList of instructions:\n\nInstruction 1:\n```" in instance.turns[0]
+
+    expected = by_hand(store)
+    report = report_for(store)
+    wide = next(t for t in report.paper if t.title.startswith("Per-instruction accuracy"))
+    assert wide.header == ["instruction", "noisy-10", "oracle"]
+    seen = set()
+    for row in wide.rows:
+        pid = int(row[0].split()[0])
+        for model, cell in zip(("noisy-10", "oracle"), row[1:], strict=True):
+            steps, correct = expected[(model, pid)]
+            assert cell == f"{100 * correct / steps:.1f}% ({steps})"
+            seen.add((model, pid))
+    assert seen == set(expected)
+    assert all(expected[k][0] == expected[k][1] for k in expected if k[0] == "oracle")
+    assert any(expected[k][1] < expected[k][0] for k in expected if k[0] == "noisy-10")
+
+    shown = run_cli("report", str(rollout), "--format", "json", timeout=300)
+    assert shown.returncode == 0, shown.stderr
+    document = json.loads(shown.stdout)
+    titles = [t["title"] for t in document["paper"]]
+    assert wide.title in titles
+    long = next(
+        t for t in document["breakdowns"] if t["title"].startswith("Per-instruction accuracy with")
+    )
+    assert len(long["rows"]) == len(expected)
+
+    svg = (tmp_path / "runs" / "pacific-paper" / "report" / "instruction_accuracy.svg").read_text(
+        encoding="utf-8"
+    )
+    bars = re.findall(r"<title>(\d\d) (\w+) · ([\w-]+): ([\d.]+)%</title>", svg)
+    zeros = svg.count('class="zero"')
+    assert len(bars) + zeros // 2 == len(expected)  # a 0% bar is a mark and its label
+    for number, _name, model, share in bars:
+        steps, correct = expected[(model, int(number))]
+        assert float(share) == round(100 * correct / steps, 1)
