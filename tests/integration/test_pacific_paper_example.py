@@ -94,3 +94,27 @@ def test_the_paper_protocol_example_runs_and_reports_figure_6(tmp_path: Path) ->
     for number, _name, model, share in bars:
         steps, correct = expected[(model, int(number))]
         assert float(share) == round(100 * correct / steps, 1)
+
+
+def test_generate_with_the_papers_selection_and_run_the_file_under_the_protocol(
+    tmp_path: Path,
+) -> None:
+    samples = tmp_path / "paper.jsonl"
+    proc = run_cli("generate", "pacific", "--instructions", "3,5", "--length", "3",
+                   "--per-language", "1", "--seed", "3", "--selection", "paper",
+                   "--out", str(samples))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in samples.read_text(encoding="utf-8").splitlines()]
+    assert len(lines) == 6 and all(line["selection"] == "paper" for line in lines)
+    bench = tmp_path / "bench.yaml"
+    bench.write_text(
+        "apiVersion: adhere.dev/v1alpha1\nkind: Benchmark\nmetadata: {name: b}\n"
+        "spec: {suite: pacific, options: {protocol: paper}, source: {path: paper.jsonl}}\n",
+        encoding="utf-8",
+    )
+    assert run_cli("validate", str(bench)).returncode == 0
+    bench.write_text(bench.read_text(encoding="utf-8").replace("protocol: paper", "parse: strict"))
+    refused = run_cli("validate", str(bench))
+    assert refused.returncode != 0
+    assert f"{samples}:1" in refused.stderr + refused.stdout
+    assert "--selection adhere" in refused.stderr + refused.stdout
