@@ -24,7 +24,7 @@ from adhere.suites.pacific import (
     sample_to_instance,
 )
 from adhere.suites.pacific._instructions import INT_LIMIT, value_length
-from adhere.suites.pacific._render import render_code
+from adhere.suites.pacific._render import function_name, render_code
 from adhere.suites.pacific._select import MAX_CHAIN_STRING, paper_step
 
 GRID = GeneratorParams(instructions=(3, 5, 8, 10, 15), lengths=(3, 5, 10), per_language=6, seed=9)
@@ -191,8 +191,13 @@ def test_default_instances_are_what_they_were_before_protocols() -> None:
     """No `protocol` metadata and no `selection` in the sample: the instance digest (the
     trial fingerprint's `instance` part) of a default run is unchanged."""
     for instance in load({}):
-        assert "protocol" not in instance.metadata
-        assert "selection" not in instance.metadata["sample"]
+        assert set(instance.metadata) == {
+            "language", "kind", "mode", "instructions", "length", "difficulty", "sample"
+        }  # fmt: skip
+        assert set(instance.metadata["sample"]) == {
+            "id", "language", "kind", "mode", "instructions", "target_length", "seed",
+            "initial", "steps",
+        }  # fmt: skip
         assert instance.system_prompt == ADHERE_TEMPLATES.system
 
 
@@ -236,26 +241,58 @@ def test_paper_prompt_layout_chat_mode() -> None:
             assert turn == f"Instruction {k}:\n```{sample.language}\n{code}\n```"
 
 
-def test_adhere_prompt_is_unchanged_by_the_templates() -> None:
-    """adhere's templates give exactly adhere's earlier rendering (kept here as text)."""
-    sample = next(
-        iter(
-            generate(
-                GeneratorParams(
-                    instructions=(3,), lengths=(3,), per_language=1, seed=5, languages=("python",)
-                )
-            )
-        )
-    )
-    names = [s for s in sample.steps]
-    turn = sample_to_instance(sample).turns[0]
-    assert turn.startswith("Here are some Python functions:\n\n```python\n")
+FORMAT = (
+    "Write strings exactly, without quotes, and integers in decimal. Give each result as "
+    "[ANSWER][i] result [\\ANSWER], where i is the step number."
+)
+
+
+def adhere_text_by_hand(sample) -> list[str]:
+    """adhere's wording as it was before templates, written out here line by line."""
+    lang = {"python": "Python", "java": "Java", "cpp": "C++"}[sample.language]
     shown = json.dumps(sample.initial) if isinstance(sample.initial, str) else sample.initial
-    assert f"Start from the input {shown}. Apply the 3 steps" in turn
-    assert "Step 1: call `" in turn and "on the input." in turn
-    assert "Step 2: call `" in turn and "on the previous result." in turn
-    assert turn.endswith("Give exactly one answer for each step, numbered 1 to 3.")
-    assert len(names) == 3
+    ids = [s.paper_id for s in sample.steps]
+    name = {pid: function_name(pid, sample.language) for pid in ids}
+    if sample.mode == "prompt":
+        unique = list(dict.fromkeys(ids))
+        block = "\n\n".join(render_code(pid, sample.language) for pid in unique)
+        lines = [f"Here are some {lang} functions:", "", f"```{sample.language}\n{block}\n```", ""]
+        lines += [f"Start from the input {shown}. Apply the {len(ids)} steps below in order; "
+                  "each step works on the result of the step before it.", ""]  # fmt: skip
+        lines += [f"Step {i}: call `{name[pid]}` on "
+                  + ("the input." if i == 1 else "the previous result.")
+                  for i, pid in enumerate(ids, start=1)]  # fmt: skip
+        lines += ["", f"{FORMAT} Give exactly one answer for each step, numbered 1 to {len(ids)}."]
+        return ["\n".join(lines)]
+    turns = []
+    for k, pid in enumerate(ids):
+        lines = []
+        if k == 0:
+            intro = ("We will transform a value step by step, one step per message. Answer "
+                     "each step before the next one arrives.")  # fmt: skip
+            lines += [intro, "", f"The input is {shown}.", ""]
+        if pid not in ids[:k]:
+            code = render_code(pid, sample.language)
+            lines += [f"Here is a {lang} function:", "", f"```{sample.language}\n{code}\n```", ""]
+        target = "the input" if k == 0 else f"the result of step {k}"
+        only = f"Answer only step {k + 1}, as [ANSWER][{k + 1}] result [\\ANSWER]."
+        lines += [f"Step {k + 1}: call `{name[pid]}` on {target}.", "", f"{FORMAT} {only}"]
+        turns.append("\n".join(lines))
+    return turns
+
+
+@pytest.mark.parametrize("mode", ["prompt", "chat"])
+def test_adhere_prompt_is_unchanged_by_the_templates(mode: str) -> None:
+    """adhere's templates give exactly adhere's rendering from before templates."""
+    params = GeneratorParams(instructions=(3, 8), lengths=(3, 10), per_language=2, seed=5,
+                             mode=mode)  # type: ignore[arg-type]  # fmt: skip
+    for sample in generate(params):
+        instance = sample_to_instance(sample)
+        assert instance.turns == adhere_text_by_hand(sample)
+        assert instance.system_prompt == (
+            "You trace programs by hand. Do not run code and do not call tools. Work out each "
+            "value yourself and report it in exactly the answer format you are asked for."
+        )
 
 
 # --- row: parsing ----------------------------------------------------------------------
