@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -354,3 +355,21 @@ def test_oracle_passes_under_the_paper_protocol_in_both_modes() -> None:
                 v.result == "pass"
                 for v in suite.score(instance, reply_trajectory(instance, replies))
             )
+
+
+def test_every_row_of_the_docs_table_names_tests_that_exist() -> None:
+    from tests.helpers import ROOT
+
+    text = (ROOT / "docs" / "pacific.md").read_text(encoding="utf-8")
+    table = text.split("## Paper protocol vs adhere default", 1)[1].split("\n\n| choice", 1)[1]
+    rows = [line for line in ("| choice" + table).split("\n\n", 1)[0].splitlines()[2:]]
+    assert len(rows) >= 7
+    options = {o for row in rows for o in re.findall(r"\(`(\w+)`\)", row.split(" | ")[0])}
+    assert options == {"selection", "prompt", "parse", "path"}  # path: a samples file
+    here = Path(__file__).read_text(encoding="utf-8")
+    for row in rows:
+        names = re.findall(r"::(test_\w+)|`test_protocol\.py::(test_\w+)`", row.split(" | ")[-1])
+        found = [a or b for a, b in names]
+        assert found, row
+        for name in found:
+            assert f"def {name}(" in here, name
