@@ -73,9 +73,8 @@ def sample_to_instance(
         "difficulty": sample.difficulty,
         "sample": sample.record(),
     }
-    differences = protocol.differences() if protocol is not None else {}
-    if differences:
-        metadata["protocol"] = {"name": protocol.name, **differences}  # type: ignore[union-attr]
+    if protocol is not None and protocol.differences():
+        metadata["protocol"] = {"name": protocol.name, **protocol.differences()}
     return Instance(
         id=sample.id,
         suite="pacific",
