@@ -92,3 +92,19 @@ def test_vericode_paper_rollout_covers_k_0_to_5_in_both_protocols() -> None:
     assert benchmark.spec.options["protocol"] == "paper"
     assert benchmark.spec.options["ks"] == [0, 1, 2, 3, 4, 5]
     assert benchmark.spec.options["protocols"] == ["single", "multi"]
+
+
+def test_pacific_paper_file_plans_the_papers_grid_under_its_protocol() -> None:
+    path = "examples/pacific-sweep/paper.yaml"
+    spec = rollout(path).spec
+    benchmark = next(r for r in load_resources(ROOT / path) if r.kind == "Benchmark")
+    grid = benchmark.spec.source.generate
+    assert grid is not None
+    assert grid["instructions"] == [3, 5, 8, 10, 15]  # §4
+    assert grid["lengths"] == [3, 5, 10]
+    languages = 3  # Python, Java, C++
+    samples = len(grid["instructions"]) * len(grid["lengths"]) * grid["perLanguage"] * languages
+    per_model, instances = plan(path)
+    assert instances == samples
+    assert per_model == {m.name: samples for m in spec.models}
+    assert benchmark.spec.options["protocol"] == "paper"
