@@ -1,0 +1,347 @@
+"""A trial pod's spool: the agent's container runs the trial with no store credential.
+
+In a trial pod three containers share the work of ``adhere trial run``:
+
+- ``stage`` (an init container holding the store's credentials) reads the rollout's
+  spec snapshot and instances from the store, decides the attempt (archiving an
+  earlier attempt's files in the store, as :func:`~adhere.runner._attempts.start_attempt`
+  does) and writes both into the **spool**, an emptyDir, as a ``file://`` store;
+  what the uploader needs (the trial, the attempt, the store URI) goes to the
+  **state** directory, an emptyDir the agent's container does not mount;
+- ``trial`` (no credential: no Secret in its environment or volumes) runs the trial
+  against the spool (``adhere trial run --spool``), writing its artifacts there as it
+  would to the store, then waits for the uploader's acknowledgement;
+- ``upload`` (a native sidecar holding the credentials) waits until the trial is over
+  — it said so in ``done.json``, or its process is gone (its lock on ``trial.lock``
+  is free) — and copies the trial's files to the store, ``result.json`` last.
+
+Spool layout (every file but the trial's output written by ``stage``)::
+
+    <spool>/
+      trial.json        {"rollout", "trial", "attempt", "skip"}: what to run
+      store/<rollout>/  a file:// store: rollout.yaml, instances.jsonl, and
+                        trials/…/<trial>/ where the trial writes its files
+      trial.lock        flock()ed by ``trial run`` while it runs
+      started           ``trial run`` holds the lock
+      done.json         {"status", "exit_status"}: ``trial run`` wrote everything
+      uploaded.json     the uploader's acknowledgement: {"ok", "files", "error"}
+
+Nothing in the spool is a credential: the snapshot holds ``secretKeyRef`` names
+only, the instances were redacted when the operator stored them, and the trial's
+files are redacted as everywhere else. The uploader trusts nothing in the spool but
+the bytes of the trial's own files: where they go comes from the state directory,
+and it reads only regular files directly in the trial's directory, never following
+a symbolic link (a link planted by the agent to ``/proc/self/environ`` would
+otherwise upload the uploader's own environment).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from adhere.artifacts import INSTANCES, RESULT, SPECS, RolloutStore
+from adhere.core import Trial, TrialResult
+from adhere.errors import SpecError
+from adhere.runner._check import plan_rollout
+from adhere.runner._signals import Interrupted, run_interruptible
+from adhere.runner._trial import (
+    _find_trial,
+    _start_attempt,
+    open_rollout_uri,
+    run_stored_trial,
+    stored_config,
+)
+from adhere.store import FileStore
+
+__all__ = [
+    "DONE",
+    "LOCK",
+    "STARTED",
+    "TRIAL_FILE",
+    "UPLOADED",
+    "Handoff",
+    "Spool",
+    "read_handoff",
+    "run_spooled_trial",
+    "stage_trial",
+]
+
+HANDOFF_VERSION: Final = 1
+TRIAL_FILE: Final = "trial.json"
+HANDOFF_FILE: Final = "handoff.json"
+"""In the state directory: the uploader's :class:`Handoff`."""
+STORE_DIR: Final = "store"
+LOCK: Final = "trial.lock"
+STARTED: Final = "started"
+DONE: Final = "done.json"
+UPLOADED: Final = "uploaded.json"
+UPLOAD_WAIT_SECONDS: Final = 600.0
+"""How long ``trial run --spool`` waits for the uploader's acknowledgement."""
+NOT_STORED: Final = 3
+"""``trial run --spool``'s exit status when its files did not reach the store."""
+
+
+@dataclass(frozen=True)
+class Handoff:
+    """What ``stage`` decided: the trial, its attempt, and where its files go.
+
+    Attributes:
+        rollout_uri: ``<store URI>/<rollout>`` of the real store.
+        rollout: The rollout's directory name in the store (and in the spool).
+        trial: The trial (its fields, as :class:`~adhere.core.Trial` takes them).
+        attempt: The attempt to run; ``None`` when the trial is already ``ok``.
+    """
+
+    rollout_uri: str
+    rollout: str
+    trial: dict[str, Any]
+    attempt: int | None
+
+    @property
+    def skip(self) -> bool:
+        """Whether the trial finished ``ok`` before: nothing runs, nothing is uploaded."""
+        return self.attempt is None
+
+    def the_trial(self) -> Trial:
+        """The trial as a :class:`~adhere.core.Trial`."""
+        return Trial.model_validate(self.trial)
+
+
+def _write_json(path: Path, data: Any) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _read_json(path: Path, what: str) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        missing = f"{what} is missing: did the stage init container run?"
+        raise SpecError(missing, file=str(path)) from None
+    except (OSError, ValueError) as exc:
+        raise SpecError(f"{what} is unreadable: {exc}", file=str(path)) from None
+    if not isinstance(data, dict):
+        raise SpecError(f"{what}: expected a JSON object", file=str(path))
+    return data
+
+
+class Spool:
+    """The spool directory of one trial pod (see the module doc)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def path(self, name: str) -> Path:
+        """A file of the spool's top level."""
+        return self.root / name
+
+    def store(self, rollout: str) -> RolloutStore:
+        """The spool's file:// store of ``rollout``."""
+        return RolloutStore(FileStore(self.root / STORE_DIR), rollout)
+
+    def rollout_uri(self) -> str:
+        """``<spool store URI>/<rollout>``, the rollout ``trial run`` reads and writes."""
+        found = self.what_to_run()
+        return f"{(self.root / STORE_DIR).resolve().as_uri()}/{found['rollout']}"
+
+    def what_to_run(self) -> dict[str, Any]:
+        """``trial.json``: the rollout, the trial and the attempt ``stage`` decided."""
+        data = _read_json(self.path(TRIAL_FILE), "the spool's trial.json")
+        if not isinstance(data.get("rollout"), str) or not isinstance(data.get("trial"), str):
+            raise SpecError("expected rollout and trial names", file=str(self.path(TRIAL_FILE)))
+        return data
+
+    def attempt(self) -> int | None:
+        """The attempt ``stage`` decided (``None``: the trial is already ``ok``)."""
+        value = self.what_to_run().get("attempt")
+        return value if isinstance(value, int) and value > 0 else None
+
+    # --- the trial's side ----------------------------------------------------------
+
+    def hold(self) -> int:
+        """Take the trial's lock (kept until the process ends); mark it started."""
+        fd = os.open(self.path(LOCK), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        self.path(STARTED).touch()
+        return fd
+
+    def finish(self, status: str, exit_status: int) -> None:
+        """Say that every file of the trial is written (and how it ended)."""
+        _write_json(self.path(DONE), {"status": status, "exit_status": exit_status})
+
+    def acknowledgement(self) -> dict[str, Any] | None:
+        """The uploader's answer, once it gave one."""
+        try:
+            data = json.loads(self.path(UPLOADED).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    # --- the uploader's side ---------------------------------------------------------
+
+    def is_done(self) -> bool:
+        """Whether ``trial run`` said it wrote everything."""
+        return self.path(DONE).is_file()
+
+    def has_started(self) -> bool:
+        """Whether ``trial run`` took its lock."""
+        return self.path(STARTED).is_file()
+
+    def lock_is_free(self) -> bool:
+        """Whether no process holds the trial's lock (the trial's process has ended)."""
+        try:
+            fd = os.open(self.path(LOCK), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return True
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        finally:
+            os.close(fd)  # closing the descriptor releases a lock taken here
+        return True
+
+    def acknowledge(self, *, ok: bool, files: int, error: str | None = None) -> None:
+        """Tell ``trial run`` whether its files reached the store."""
+        _write_json(self.path(UPLOADED), {"ok": ok, "files": files, "error": error})
+
+
+def read_handoff(state: Path) -> Handoff:
+    """The :class:`Handoff` ``stage`` left in the state directory."""
+    path = state / HANDOFF_FILE
+    data = _read_json(path, "the uploader's handoff")
+    try:
+        if data.get("version") != HANDOFF_VERSION:
+            raise KeyError("version")
+        attempt = data["attempt"]
+        return Handoff(
+            rollout_uri=str(data["rollout_uri"]),
+            rollout=str(data["rollout"]),
+            trial=dict(data["trial"]),
+            attempt=attempt if isinstance(attempt, int) else None,
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise SpecError(f"the uploader's handoff lacks {exc}", file=str(path)) from None
+
+
+def stage_trial(
+    rollout_uri: str, trial_id: str, *, attempt: int | None, spool: Path, state: Path
+) -> Handoff:
+    """Decide the attempt in the store and stage what ``trial run`` reads into ``spool``.
+
+    The store's earlier attempt of the trial (an error, an interrupted attempt, a
+    killed pod's files) is archived under ``attempt-<n>/`` here, so the trial's
+    directory in the store is empty when the uploader writes the new attempt into it.
+
+    Raises:
+        SpecError: The snapshot is missing or invalid, or no planned trial has the id.
+        StoreError: The store cannot be read or written.
+    """
+    store = open_rollout_uri(rollout_uri)
+    config = stored_config(store)
+    plan, _ = plan_rollout(config, store.read_instances())
+    trial = _find_trial(plan.trials, trial_id, store.where(SPECS))
+    number = _start_attempt(store, trial, attempt)
+    local = Spool(spool).store(store.rollout)
+    for name in (SPECS, INSTANCES):
+        local.store.write_bytes(local.key(name), store.store.read_bytes(store.key(name)))
+    if number is None:  # already ok: trial run finds the result and stops there
+        result_key = store.trial_key(trial, RESULT)
+        local.store.write_bytes(local.trial_key(trial, RESULT), store.store.read_bytes(result_key))
+    Spool(spool).path(LOCK).touch()
+    _write_json(
+        Spool(spool).path(TRIAL_FILE),
+        {"rollout": store.rollout, "trial": trial.id, "attempt": number, "skip": number is None},
+    )
+    handoff = Handoff(
+        rollout_uri=store.uri,
+        rollout=store.rollout,
+        trial=trial.model_dump(mode="json"),
+        attempt=number,
+    )
+    state.mkdir(parents=True, exist_ok=True)
+    _write_json(state / HANDOFF_FILE, {"version": HANDOFF_VERSION, **asdict(handoff)})
+    return handoff
+
+
+def local_trial_dir(spool: Path, handoff: Handoff) -> tuple[RolloutStore, str]:
+    """The spool's store and the key prefix of the trial's files in it."""
+    local = Spool(spool).store(handoff.rollout)
+    return local, local.trial_key(handoff.the_trial(), "")
+
+
+@dataclass(frozen=True)
+class SpooledRun:
+    """How ``trial run --spool`` ended.
+
+    Attributes:
+        result: The trial's result.
+        stored: Whether the uploader acknowledged that the files reached the store.
+        error: Why not, when they did not.
+    """
+
+    result: TrialResult
+    stored: bool
+    error: str | None = None
+
+
+def run_spooled_trial(
+    spool: Path,
+    trial_id: str,
+    *,
+    proxy_url: str | None = None,
+    calls_dir: Path | None = None,
+    upload_wait: float = UPLOAD_WAIT_SECONDS,
+    poll_seconds: float = 0.2,
+) -> SpooledRun:
+    """Run the trial ``stage`` put in ``spool``, then wait for the uploader.
+
+    The trial holds the spool's lock while it runs and writes ``done.json`` when every
+    file is written (also when a signal stopped it: then :class:`Interrupted` is
+    raised after, and nothing waits for the uploader, whose own stop signal follows).
+
+    Raises:
+        Interrupted: A stop signal cut the trial short (recorded in the spool).
+        SpecError: The spool holds no staged trial, or another one.
+    """
+    where = Spool(spool)
+    staged = where.what_to_run()
+    if staged["trial"] != trial_id:
+        raise SpecError(
+            f"the spool holds trial {staged['trial']}, not {trial_id}",
+            file=str(where.path(TRIAL_FILE)),
+            field="--trial",
+        )
+    lock = where.hold()
+    try:
+        try:
+            result = run_interruptible(
+                run_stored_trial(
+                    where.rollout_uri(),
+                    trial_id,
+                    attempt=where.attempt(),
+                    proxy_url=proxy_url,
+                    calls_dir=calls_dir,
+                )
+            )
+        except Interrupted as stop:
+            where.finish("interrupted", stop.exit_status)
+            raise
+        where.finish(result.status, 0 if result.status == "ok" else 1)
+    finally:
+        os.close(lock)
+    deadline = time.monotonic() + upload_wait
+    while (answer := where.acknowledgement()) is None:
+        if time.monotonic() >= deadline:
+            return SpooledRun(result, False, f"no answer from the uploader in {upload_wait:.0f}s")
+        time.sleep(poll_seconds)
+    if answer.get("ok") is True:
+        return SpooledRun(result, True)
+    return SpooledRun(result, False, str(answer.get("error") or "the uploader failed"))

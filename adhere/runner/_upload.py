@@ -1,0 +1,203 @@
+"""The uploader of a trial pod: the spool's trial files to the store, ``result.json`` last.
+
+``adhere trial upload`` runs as a native sidecar beside the trial container (see
+:mod:`adhere.runner._spool`). It holds the store's credentials; the trial container,
+where the agent runs, holds none. It waits until the trial is over — ``done.json``
+is written, or the trial's process is gone (its lock is free) — then copies the
+files the trial wrote and acknowledges in ``uploaded.json``; ``trial run`` exits only
+then, so a Job succeeds only when its files are in the store.
+
+A native sidecar is restarted when it exits while the pod runs, so after the upload
+it waits for its stop signal (the kubelet sends it once the trial container has
+exited). On that signal it waits (at most ``stop_seconds``) for a trial still
+writing — a pod being deleted stops both containers, and the trial records its
+interruption first — and uploads whatever changed since, so an interrupted attempt's
+calls and ``interrupted.json`` reach the store too.
+
+Only regular files directly in the trial's directory of the spool are read, each
+opened without following symbolic links, through directories opened the same way;
+names starting with ``.`` (writes in progress) are skipped. Where the files go comes
+from the state directory, which the trial container does not mount.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import stat
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from adhere.artifacts import RESULT, RolloutStore
+from adhere.errors import SpecError, StoreError
+from adhere.runner._spool import Handoff, Spool, local_trial_dir, read_handoff
+
+__all__ = ["UploadReport", "upload_trial"]
+
+log = logging.getLogger(__name__)
+
+UPLOADED_STATE: Final = "uploaded.json"
+"""In the state directory: file name → sha256 of what reached the store."""
+STOP_SECONDS: Final = 30.0
+POLL_SECONDS: Final = 0.2
+RETRIES: Final = 4
+
+
+@dataclass
+class UploadReport:
+    """What the uploader did.
+
+    Attributes:
+        files: Files copied to the store (each counted once per change).
+        skipped: Entries of the trial's directory that were not regular files.
+        error: The last store error, when a copy failed.
+    """
+
+    files: int = 0
+    skipped: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+def _open_dir(root: Path, relative: str) -> int:
+    """A descriptor of ``root/relative``, no component of ``relative`` followed as a link."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for part in [p for p in relative.split("/") if p]:
+            inner = os.open(
+                part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd
+            )
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def trial_files(spool: Path, handoff: Handoff, report: UploadReport) -> Iterator[tuple[str, bytes]]:
+    """(name, bytes) of the regular files the trial wrote, ``result.json`` last."""
+    _, prefix = local_trial_dir(spool, handoff)
+    root = spool / "store"
+    try:
+        dir_fd = _open_dir(root, prefix)
+    except FileNotFoundError:
+        return
+    except OSError as exc:  # a link or a file where a directory belongs
+        report.skipped.append(f"{prefix}: {exc.strerror}")
+        return
+    try:
+        names = sorted(os.listdir(dir_fd), key=lambda n: (n == RESULT, n))
+        for name in names:
+            if name.startswith("."):
+                continue
+            info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            if not stat.S_ISREG(info.st_mode):
+                if not stat.S_ISDIR(info.st_mode):
+                    report.skipped.append(name)
+                continue
+            try:
+                fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+            except OSError:
+                report.skipped.append(name)
+                continue
+            with os.fdopen(fd, "rb") as handle:
+                if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                    report.skipped.append(name)
+                    continue
+                yield name, handle.read()
+    finally:
+        os.close(dir_fd)
+
+
+class _Uploader:
+    def __init__(self, store: RolloutStore, spool: Path, state: Path, handoff: Handoff) -> None:
+        self.store = store
+        self.spool = Spool(spool)
+        self.state = state
+        self.handoff = handoff
+        self.report = UploadReport()
+        try:
+            self.sent: dict[str, str] = json.loads((state / UPLOADED_STATE).read_text())
+        except (OSError, ValueError):
+            self.sent = {}
+
+    def sync(self, retry_seconds: float) -> bool:
+        """Copy what changed since the last sync; whether everything reached the store."""
+        trial = self.handoff.the_trial()
+        for attempt in range(RETRIES):
+            try:
+                for name, data in trial_files(self.spool.root, self.handoff, self.report):
+                    digest = hashlib.sha256(data).hexdigest()
+                    if self.sent.get(name) == digest:
+                        continue
+                    durable = name == RESULT
+                    self.store.store.write_bytes(
+                        self.store.trial_key(trial, name), data, durable=durable
+                    )
+                    self.sent[name] = digest
+                    self.report.files += 1
+                self.report.error = None
+                break
+            except StoreError as exc:
+                self.report.error = str(exc)
+                log.warning("upload of trial %s failed: %s", trial.id, exc)
+                if attempt + 1 < RETRIES:
+                    time.sleep(min(retry_seconds * 2**attempt, 30.0))
+        state_file = self.state / UPLOADED_STATE
+        state_file.write_text(json.dumps(self.sent, sort_keys=True))
+        return self.report.error is None
+
+    def trial_over(self) -> bool:
+        return self.spool.is_done() or (self.spool.has_started() and self.spool.lock_is_free())
+
+
+def upload_trial(
+    rollout_uri: str,
+    trial_id: str,
+    *,
+    spool: Path,
+    state: Path,
+    stop: threading.Event,
+    stop_seconds: float = STOP_SECONDS,
+    poll_seconds: float = POLL_SECONDS,
+    retry_seconds: float = 1.0,
+) -> UploadReport:
+    """Upload the trial's files once it is over, acknowledge, and wait for ``stop``.
+
+    Raises:
+        SpecError: The state directory holds no handoff for this trial.
+    """
+    from adhere.runner._trial import open_rollout_uri
+
+    handoff = read_handoff(state)
+    if handoff.the_trial().id != trial_id:
+        raise SpecError(
+            f"the handoff is for trial {handoff.the_trial().id}, not {trial_id}",
+            field="--trial",
+        )
+    uploader = _Uploader(open_rollout_uri(rollout_uri), spool, state, handoff)
+    if handoff.skip:
+        uploader.spool.acknowledge(ok=True, files=0)
+        stop.wait()
+        return uploader.report
+    while not stop.is_set() and not uploader.trial_over():
+        stop.wait(poll_seconds)
+    if not stop.is_set():
+        ok = uploader.sync(retry_seconds)
+        uploader.spool.acknowledge(ok=ok, files=len(uploader.sent), error=uploader.report.error)
+        stop.wait()
+    # Stopping: let a trial still recording its interruption finish, then sync again.
+    deadline = time.monotonic() + stop_seconds
+    while time.monotonic() < deadline and not (
+        uploader.spool.is_done() or uploader.spool.lock_is_free()
+    ):
+        time.sleep(poll_seconds)
+    ok = uploader.sync(retry_seconds)
+    uploader.spool.acknowledge(ok=ok, files=len(uploader.sent), error=uploader.report.error)
+    return uploader.report
