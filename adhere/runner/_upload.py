@@ -63,6 +63,11 @@ class UploadReport:
     skipped: list[str] = field(default_factory=list)
     error: str | None = None
 
+    def skip(self, what: str) -> None:
+        """Note an entry left out (once)."""
+        if what not in self.skipped:
+            self.skipped.append(what)
+
 
 def _open_dir(root: Path, relative: str) -> int:
     """A descriptor of ``root/relative``, no component of ``relative`` followed as a link."""
@@ -89,7 +94,7 @@ def trial_files(spool: Path, handoff: Handoff, report: UploadReport) -> Iterator
     except FileNotFoundError:
         return
     except OSError as exc:  # a link or a file where a directory belongs
-        report.skipped.append(f"{prefix}: {exc.strerror}")
+        report.skip(f"{prefix}: {exc.strerror}")
         return
     try:
         names = sorted(os.listdir(dir_fd), key=lambda n: (n == RESULT, n))
@@ -99,16 +104,16 @@ def trial_files(spool: Path, handoff: Handoff, report: UploadReport) -> Iterator
             info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
             if not stat.S_ISREG(info.st_mode):
                 if not stat.S_ISDIR(info.st_mode):
-                    report.skipped.append(name)
+                    report.skip(name)
                 continue
             try:
                 fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
             except OSError:
-                report.skipped.append(name)
+                report.skip(name)
                 continue
             with os.fdopen(fd, "rb") as handle:
                 if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                    report.skipped.append(name)
+                    report.skip(name)
                     continue
                 yield name, handle.read()
     finally:

@@ -1,0 +1,343 @@
+"""A trial pod whose agent holds no credential, replayed here container by container.
+
+The operator's own Job manifest is played by :class:`PodReplay`: the proxy sidecar
+(holding the model key from its Secret), the stage init container and the upload
+sidecar (holding the store's credentials from theirs), and the trial container —
+each a process with exactly the environment its manifest gives it, the volumes as
+directories. The store is moto's S3 server; the model the scripted policy server,
+which requires the key.
+
+The agent (the reference scaffold driven by ``agent:run``) runs a probe: it dumps
+the environment of every process from itself up to the trial runner (the trial
+container's first process), plants symbolic links to ``/proc/self/environ`` and
+``/proc/self`` in the spool where the trial's files are written, and — in the
+SIGTERM test — waits for a file the test creates.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+
+from adhere.core import Trial
+from adhere.operator import OperatorConfig, RolloutRef, build_job
+from adhere.runner import prepare_rollout
+from adhere.spec import Benchmark, ModelSpec, Rollout, RunConfig, ScaffoldSpec
+from adhere.store import open_store
+from adhere.testing import PolicyServer, PolicyServerConfig
+from tests.helpers import wait_until
+from tests.integration.operator._operator_parts import KEY, NS, free_port
+from tests.integration.operator._pod_replay import PodReplay, files_under, stop
+from tests.integration.store._s3_parts import BUCKET, PLANTED_SECRET, MotoS3
+
+ACCESS_KEY = "AKIAADHEREPODTEST000"
+STORE_SECRET = "adhere-s3"
+PROBE = """\
+#!/bin/bash
+# What an agent's command can read of its container: its own environment and that of
+# every process above it, up to the trial runner.
+out={seen}/$$.env
+p=$$
+while [ -n "$p" ] && [ "$p" -gt 1 ]; do
+  cmd=$(tr '\\0' ' ' < /proc/$p/cmdline)
+  echo "== process $p: $cmd" >> "$out"
+  tr '\\0' '\\n' < /proc/$p/environ >> "$out"
+  case "$cmd" in *"trial run"*)
+    echo "REACHED THE TRIAL RUNNER" >> "$out"
+    spool=$(echo "$cmd" | sed -nE 's/.*--spool ([^ ]*).*/\\1/p')
+    break;;
+  esac
+  p=$(awk '{{print $4}}' /proc/$p/stat)
+done
+# Links for the uploader, which holds the store credentials, to follow.
+for rollout in "$spool"/store/*/; do
+  trial_dir="$rollout/trials/gpt-x/reference/probe/r0"
+done
+mkdir -p "$trial_dir"
+ln -s /proc/self/environ "$trial_dir/leak.json"
+ln -s /proc/self "$trial_dir/proc"
+touch {seen}/waiting
+until [ -e {go} ]; do sleep 0.05; done
+echo "probe done: $(grep -c . "$out") lines seen"
+"""
+
+
+@pytest.fixture
+def s3(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """moto's S3 with the bucket; this process reaches it with the store's credentials."""
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": ACCESS_KEY,
+        "AWS_SECRET_ACCESS_KEY": PLANTED_SECRET,
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_EC2_METADATA_DISABLED": "true",
+        "AWS_CONFIG_FILE": "/nonexistent/adhere-test",
+        "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/adhere-test",
+    }.items():
+        monkeypatch.setenv(name, value)
+    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL", "ADHERE_S3_ENDPOINT_URL"):
+        monkeypatch.delenv(name, raising=False)
+    server = MotoS3()
+    server.reset()  # moto keeps state in-process: start from an empty S3
+    client = boto3.client("s3", endpoint_url=server.endpoint, region_name="us-east-1")
+    client.create_bucket(Bucket=BUCKET)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+class Setup:
+    """The rollout in S3, the model behind the policy server, and how to build a Job."""
+
+    def __init__(self, tmp_path: Path, s3: MotoS3, upstream: str) -> None:
+        self.tmp_path = tmp_path
+        self.s3 = s3
+        self.seen = tmp_path / "seen"
+        self.seen.mkdir()
+        self.go = tmp_path / "go"
+        (tmp_path / "ws").mkdir()
+        (tmp_path / "ws" / "README.md").write_text("# demo\n")
+        probe = tmp_path / "probe.sh"
+        self.pods = tmp_path / "pods"
+        probe.write_text(PROBE.format(seen=self.seen, go=self.go))
+        row = {
+            "instance_id": "probe",
+            "user_query": ["Run the script."],
+            "system_prompt": "",
+            "category": "SP",
+            "workspace": ["ws"],
+            "checklist": {
+                "SP": {
+                    "description": "",
+                    "checks": [
+                        {"check_id": "SP_1", "description": "d", "check_type": "compliance"}
+                    ],
+                }
+            },
+        }
+        (tmp_path / "instances.jsonl").write_text(json.dumps(row) + "\n")
+        self.model = ModelSpec.model_validate(
+            {
+                "name": "gpt-x",
+                "endpoint": {
+                    "api": "openai",
+                    "baseUrl": f"{upstream}/v1",
+                    "model": f"agent:run,command=bash {probe}",
+                    "apiKey": {"secretKeyRef": {"name": "model-keys", "key": "openai"}},
+                },
+            }
+        )
+        meta = {"namespace": NS}
+        self.store_uri = f"s3://{BUCKET}/runs"
+        rollout = Rollout.model_validate(
+            {
+                "apiVersion": "adhere.dev/v1alpha1",
+                "kind": "Rollout",
+                "metadata": {"name": "pods", **meta},
+                "spec": {
+                    "benchmark": "b",
+                    "models": [self.model.model_dump(mode="json", by_alias=True)],
+                    "scaffolds": ["reference"],
+                    "storage": self.store_uri,
+                },
+            }
+        )
+        benchmark = Benchmark.model_validate(
+            {
+                "apiVersion": "adhere.dev/v1alpha1",
+                "kind": "Benchmark",
+                "metadata": {"name": "b", **meta},
+                "spec": {"suite": "octobench", "source": {"path": "instances.jsonl"}},
+            }
+        )
+        config = RunConfig(
+            rollout=rollout, benchmark=benchmark, judge_panel=None, base_dir=tmp_path
+        )
+        # The operator's part: the snapshot and the instances go to the store.
+        prepared = prepare_rollout(
+            config, store_uri=f"{self.store_uri}?endpoint_url={s3.endpoint}", secrets=[KEY]
+        )
+        self.trial: Trial = prepared.trials[0]
+        self.config = OperatorConfig(
+            proxy_port=free_port(),
+            store_secret=STORE_SECRET,
+            store_env={"ADHERE_S3_ENDPOINT_URL": s3.endpoint, "AWS_REGION": "us-east-1"},
+        )
+        self.secrets = {
+            STORE_SECRET: {
+                "AWS_ACCESS_KEY_ID": ACCESS_KEY,
+                "AWS_SECRET_ACCESS_KEY": PLANTED_SECRET,
+            },
+            "model-keys": {"openai": KEY},
+        }
+        self.store = open_store(f"{self.store_uri}?endpoint_url={s3.endpoint}")
+
+    def pod(self, attempt: int) -> PodReplay:
+        job = build_job(
+            RolloutRef(name="pods", namespace=NS, uid="uid-pods"),
+            self.trial,
+            attempt,
+            self.model,
+            ScaffoldSpec(name="reference", timeout_seconds=120),
+            f"{self.store_uri}/pods",
+            self.config,
+            sidecar=True,
+        )
+        return PodReplay(job, self.pods / f"a{attempt}", self.secrets)
+
+    def trial_key(self, name: str) -> str:
+        t = self.trial
+        return f"pods/trials/{t.model}/{t.scaffold}/{t.instance}/r{t.repeat}/{name}"
+
+    def stored(self) -> dict[str, bytes]:
+        """Every object under the rollout, by key below its trial directory."""
+        prefix = self.trial_key("")
+        return {
+            key[len(prefix) :]: self.store.read_bytes(key)
+            for key in self.store.list("pods/")
+            if key.startswith(prefix)
+        }
+
+
+async def play(pod: PodReplay, *, interrupt: bool = False) -> dict[str, Any]:
+    """The kubelet's part: sidecars, init, the trial, then the sidecars stopped."""
+    proxy = pod.start("proxy")
+    try:
+        assert await asyncio.to_thread(pod.run, "stage") == 0, pod.log("stage")
+        upload = pod.start("upload")
+        try:
+            trial = pod.start("trial")
+            if interrupt:  # the pod is deleted while the agent's command runs
+                waiting = pod.root.parent.parent / "seen" / "waiting"
+                await asyncio.to_thread(wait_until, waiting.exists, "the probe waiting")
+                trial_status = await asyncio.to_thread(stop, trial)
+            else:
+                trial_status = await asyncio.to_thread(trial.wait, 300)
+        finally:
+            upload_status = await asyncio.to_thread(stop, upload)  # after the trial, as 1.29+
+    finally:
+        await asyncio.to_thread(stop, proxy)
+    return {"trial": trial_status, "upload": upload_status}
+
+
+@pytest.fixture
+async def setup(tmp_path: Path, s3: MotoS3) -> Any:
+    server = PolicyServer(PolicyServerConfig(require_api_key=KEY))
+    upstream = await server.start()
+    try:
+        yield Setup(tmp_path, s3, upstream)
+    finally:
+        await server.stop()
+
+
+async def test_the_agent_reads_no_credential_and_its_results_reach_the_store(setup: Setup) -> None:
+    setup.go.touch()
+    pod = setup.pod(1)
+    # The manifest: only the store containers hold the store Secret, only the proxy the key.
+    env_of = {name: pod.env(name) for name in pod.containers}
+    assert env_of["stage"]["AWS_SECRET_ACCESS_KEY"] == PLANTED_SECRET
+    assert env_of["upload"]["AWS_SECRET_ACCESS_KEY"] == PLANTED_SECRET
+    assert env_of["proxy"]["ADHERE_UPSTREAM_KEY"] == KEY
+    for secret in (PLANTED_SECRET, ACCESS_KEY, KEY):
+        assert secret not in json.dumps(env_of["trial"])
+    assert "state" not in {m["name"] for m in pod.containers["trial"]["volumeMounts"]}
+
+    ended = await play(pod)
+    assert ended == {"trial": 0, "upload": 0}, pod.log("trial")
+    assert "attempt 1: ok" in pod.log("trial")
+
+    # What the agent read: its environment and its parents', up to the trial runner.
+    seen = "".join(p.read_text() for p in setup.seen.glob("*.env"))
+    assert "REACHED THE TRIAL RUNNER" in seen
+    assert f"ADHERE_WORK_DIR={pod.mounts('trial')['/work']}" in seen  # the runner's own env
+    for secret in (PLANTED_SECRET, ACCESS_KEY, KEY, "AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID"):
+        assert secret not in seen, secret
+
+    # No file in any volume of the agent's container holds a credential.
+    agent_files = files_under(pod.agent_volumes())
+    assert any(p.name == "calls.jsonl" for p in agent_files)  # the proxy's log is among them
+    for path in agent_files:
+        data = path.read_bytes()
+        for secret in (PLANTED_SECRET, ACCESS_KEY, KEY):
+            assert secret.encode() not in data, (path, secret)
+
+    # Everything the trial wrote reached the store, result last; the links did not.
+    stored = setup.stored()
+    assert set(stored) == {
+        "calls.jsonl",
+        "trajectory.json",
+        "scaffold.json",
+        "verdicts.json",
+        "result.json",
+    }
+    result = json.loads(stored["result.json"])
+    assert (result["status"], result["attempt"]) == ("ok", 1)
+    assert b"probe done" in stored["calls.jsonl"]  # the agent's command ran, recorded
+    for data in stored.values():
+        for secret in (PLANTED_SECRET, ACCESS_KEY, KEY):
+            assert secret.encode() not in data
+    assert "not uploaded (not a regular file): leak.json" in pod.log("upload")
+    assert "not uploaded (not a regular file): proc" in pod.log("upload")
+
+
+async def test_a_deleted_pod_keeps_its_attempt_and_the_next_pod_runs_the_next(
+    setup: Setup,
+) -> None:
+    first = setup.pod(1)
+    ended = await play(first, interrupt=True)
+    assert ended == {"trial": 143, "upload": 0}, first.log("trial")
+    stored = setup.stored()
+    assert "result.json" not in stored
+    assert json.loads(stored["interrupted.json"])["attempt"] == 1
+    assert "calls.jsonl" in stored  # the calls made before the stop are kept
+
+    # The operator retries: attempt 2 in a fresh pod; stage archives attempt 1 first.
+    setup.go.touch()
+    (setup.seen / "waiting").unlink()
+    second = setup.pod(2)
+    ended = await play(second)
+    assert ended == {"trial": 0, "upload": 0}, second.log("trial")
+    stored = setup.stored()
+    assert json.loads(stored["result.json"])["attempt"] == 2
+    assert json.loads(stored["attempt-1/interrupted.json"])["attempt"] == 1
+    assert "attempt-1/calls.jsonl" in stored and "interrupted.json" not in stored
+
+    # A third pod (a retried Job of a trial already ok) runs nothing and uploads nothing.
+    before = setup.stored()
+    third = setup.pod(3)
+    ended = await play(third)
+    assert ended == {"trial": 0, "upload": 0}, third.log("trial")
+    assert "already ok" in third.log("stage") and setup.stored() == before
+
+
+def test_the_replay_runs_the_manifests_commands() -> None:
+    """The harness itself: paths under a mount become the volume's directory."""
+    job = {
+        "spec": {
+            "template": {
+                "spec": {
+                    "volumes": [{"name": "spool", "emptyDir": {}}],
+                    "containers": [
+                        {
+                            "name": "c",
+                            "command": ["adhere", "x", "--spool", "/spool", "/spooled"],
+                            "env": [{"name": "A", "value": "/spool/b"}],
+                            "volumeMounts": [{"name": "spool", "mountPath": "/spool"}],
+                        }
+                    ],
+                }
+            }
+        }
+    }
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        pod = PodReplay(job, Path(tmp), {})
+        spool = str(pod.volumes["spool"])
+        assert pod.command("c")[-3:] == ["--spool", spool, "/spooled"]
+        assert pod.env("c")["A"] == f"{spool}/b"
