@@ -24,6 +24,8 @@ LITERALS = {
     "workerResources",
     "podSecurityContext",
     "securityContext",
+    "to",  # NetworkPolicy peers and ports of trials.networkPolicy's rules
+    "ports",
 }
 KEY = re.compile(r"^(?P<indent> *)(?P<key>[A-Za-z0-9_-]+):")
 
