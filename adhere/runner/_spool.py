@@ -40,6 +40,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import stat
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -173,7 +174,18 @@ class Spool:
         return fd
 
     def finish(self, status: str, exit_status: int) -> None:
-        """Say that every file of the trial is written (and how it ended)."""
+        """Say that every file of the trial is written (and how it ended).
+
+        The files are made readable by others first: the store writes them ``0600``,
+        and a trial container running as root (``instanceImageRunAsRoot``) is not the
+        uploader's user.
+        """
+        for dirpath, _dirs, names in os.walk(self.root / STORE_DIR):
+            for name in names:
+                path = Path(dirpath) / name
+                info = path.lstat()
+                if stat.S_ISREG(info.st_mode) and info.st_mode & 0o044 != 0o044:
+                    path.chmod(stat.S_IMODE(info.st_mode) | 0o044)
         _write_json(self.path(DONE), {"status": status, "exit_status": exit_status})
 
     def acknowledgement(self) -> dict[str, Any] | None:

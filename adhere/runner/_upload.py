@@ -22,6 +22,7 @@ from the state directory, which the trial container does not mount.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
@@ -93,8 +94,10 @@ def trial_files(spool: Path, handoff: Handoff, report: UploadReport) -> Iterator
         dir_fd = _open_dir(root, prefix)
     except FileNotFoundError:
         return
-    except OSError as exc:  # a link or a file where a directory belongs
-        report.skip(f"{prefix}: {exc.strerror}")
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+            raise StoreError(f"cannot read {prefix} in the spool: {exc.strerror}") from exc
+        report.skip(f"{prefix}: {exc.strerror}")  # a link or a file where a directory belongs
         return
     try:
         names = sorted(os.listdir(dir_fd), key=lambda n: (n == RESULT, n))
@@ -108,9 +111,11 @@ def trial_files(spool: Path, handoff: Handoff, report: UploadReport) -> Iterator
                 continue
             try:
                 fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
-            except OSError:
-                report.skip(name)
-                continue
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:  # became a link since the stat
+                    report.skip(name)
+                    continue
+                raise StoreError(f"cannot read {name} in the spool: {exc.strerror}") from exc
             with os.fdopen(fd, "rb") as handle:
                 if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                     report.skip(name)

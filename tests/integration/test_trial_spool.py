@@ -153,3 +153,16 @@ def test_trial_run_needs_the_store_or_the_spool(tmp_path: Path) -> None:
         "--spool", str(tmp_path), "--state", str(tmp_path / "nothing"),
     )  # fmt: skip
     assert lost.returncode == 2 and "the uploader's handoff is missing" in lost.stderr
+
+
+def test_the_trial_s_files_are_readable_by_the_uploader_s_user(tmp_path: Path) -> None:
+    """The store writes 0600; a root trial container's files must still be readable."""
+    store, trials = stored_rollout(tmp_path, models=[scripted_model()])
+    spool = Spool(tmp_path / "spool")
+    stage_trial(store.uri, trials[0].id, attempt=1, spool=spool.root, state=tmp_path / "st")
+    local = spool.store(store.rollout)
+    local.store.write_bytes(local.trial_key(trials[0], "calls.jsonl"), b"{}\n")
+    written = spool.root / "store" / local.trial_key(trials[0], "calls.jsonl")
+    assert written.stat().st_mode & 0o777 == 0o600
+    spool.finish("ok", 0)
+    assert written.stat().st_mode & 0o777 == 0o644
