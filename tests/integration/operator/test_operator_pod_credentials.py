@@ -31,7 +31,7 @@ from adhere.spec import Benchmark, ModelSpec, Rollout, RunConfig, ScaffoldSpec
 from adhere.store import open_store
 from adhere.testing import PolicyServer, PolicyServerConfig
 from tests.helpers import wait_until
-from tests.integration.operator._operator_parts import KEY, NS, free_port
+from tests.integration.operator._operator_parts import KEY, NS, free_port, wait_for
 from tests.integration.operator._pod_replay import PodReplay, files_under, stop
 from tests.integration.store._s3_parts import BUCKET, PLANTED_SECRET, MotoS3
 
@@ -341,3 +341,79 @@ def test_the_replay_runs_the_manifests_commands() -> None:
         spool = str(pod.volumes["spool"])
         assert pod.command("c")[-3:] == ["--spool", spool, "/spooled"]
         assert pod.env("c")["A"] == f"{spool}/b"
+
+
+async def test_the_operator_s_job_over_the_emulator_plays_out_with_no_credential_in_the_agent(
+    setup: Setup,
+    cluster: Any,
+    operator: Any,
+    secret: None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """kopf against kmock builds the Job; the Job, replayed, stores the trial; the rollout
+    counts it done."""
+    import kubernetes_validate
+
+    from tests.integration.operator.conftest import create
+    from tests.integration.operator.test_operator_cluster import jobs, mark, status
+
+    setup.go.touch()
+    monkeypatch.setenv("ADHERE_S3_ENDPOINT_URL", setup.s3.endpoint)  # the operator's store
+    await create(
+        cluster,
+        "apis/adhere.dev/v1alpha1",
+        "benchmarks",
+        {
+            "apiVersion": "adhere.dev/v1alpha1",
+            "kind": "Benchmark",
+            "metadata": {"name": "b", "namespace": NS, "uid": "uid-b", "resourceVersion": "1"},
+            "spec": {"suite": "octobench", "source": {"path": "instances.jsonl"}},
+        },
+    )
+    await create(
+        cluster,
+        "apis/adhere.dev/v1alpha1",
+        "rollouts",
+        {
+            "apiVersion": "adhere.dev/v1alpha1",
+            "kind": "Rollout",
+            "metadata": {
+                "name": "pods",
+                "namespace": NS,
+                "uid": "uid-pods",
+                "generation": 1,
+                "resourceVersion": "1",
+            },
+            "spec": {
+                "benchmark": "b",
+                "models": [setup.model.model_dump(mode="json", by_alias=True, exclude_none=True)],
+                "scaffolds": ["reference"],
+                "storage": setup.store_uri,
+            },
+        },
+    )
+    settings = {
+        "proxyPort": setup.config.proxy_port,
+        "storeSecret": STORE_SECRET,
+        "storeEnv": setup.config.store_env,
+    }
+    async with operator(**settings):
+        found = await wait_for(lambda: jobs(cluster), what="the trial's Job")
+        ((name, job),) = found.items()
+        kubernetes_validate.validate(job, "1.33.0", strict=True)
+        pod = PodReplay(job, setup.pods / "via-operator", setup.secrets)
+        trial_env = json.dumps(pod.env("trial"))
+        assert PLANTED_SECRET not in trial_env and KEY not in trial_env
+        assert set(pod.containers) == {"proxy", "stage", "upload", "trial"}
+        ended = await play(pod)
+        assert ended == {"trial": 0, "upload": 0}, pod.log("trial")
+        await mark(cluster, name, "succeeded")
+        await wait_for(
+            lambda: (status(cluster, "pods").get("trials") or {}).get("done") == 1,
+            timeout=60,
+            what="the trial counted done",
+        )
+    result = json.loads(setup.stored()["result.json"])
+    assert result["status"] == "ok" and result["trial_id"] == setup.trial.id
+    seen = "".join(p.read_text() for p in setup.seen.glob("*.env"))
+    assert "REACHED THE TRIAL RUNNER" in seen and PLANTED_SECRET not in seen and KEY not in seen
