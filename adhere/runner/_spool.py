@@ -23,8 +23,10 @@ Spool layout (every file but the trial's output written by ``stage``)::
                         trials/…/<trial>/ where the trial writes its files
       trial.lock        flock()ed by ``trial run`` while it runs
       started           ``trial run`` holds the lock
-      done.json         {"status", "exit_status"}: ``trial run`` wrote everything
-      uploaded.json     the uploader's acknowledgement: {"ok", "files", "error"}
+      done.json         {"status", "exit_status", "nonce"}: ``trial run`` wrote everything
+      uploaded.json     the uploader's acknowledgement: {"ok", "files", "error", "done"},
+                        "done" echoing the done.json it answers (``trial run`` accepts
+                        only the answer to its own)
 
 Nothing in the spool is a credential: the snapshot holds ``secretKeyRef`` names
 only, the instances were redacted when the operator stored them, and the trial's
@@ -42,6 +44,7 @@ import json
 import os
 import stat
 import time
+import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -173,7 +176,7 @@ class Spool:
         self.path(STARTED).touch()
         return fd
 
-    def finish(self, status: str, exit_status: int) -> None:
+    def finish(self, status: str, exit_status: int) -> dict[str, Any]:
         """Say that every file of the trial is written (and how it ended).
 
         The files are made readable by others first: the store writes them ``0600``,
@@ -186,7 +189,9 @@ class Spool:
                 info = path.lstat()
                 if stat.S_ISREG(info.st_mode) and info.st_mode & 0o044 != 0o044:
                     path.chmod(stat.S_IMODE(info.st_mode) | 0o044)
-        _write_json(self.path(DONE), {"status": status, "exit_status": exit_status})
+        done = {"status": status, "exit_status": exit_status, "nonce": uuid.uuid4().hex}
+        _write_json(self.path(DONE), done)
+        return done
 
     def acknowledgement(self) -> dict[str, Any] | None:
         """The uploader's answer, once it gave one."""
@@ -201,6 +206,14 @@ class Spool:
     def is_done(self) -> bool:
         """Whether ``trial run`` said it wrote everything."""
         return self.path(DONE).is_file()
+
+    def done(self) -> dict[str, Any] | None:
+        """``done.json``, once ``trial run`` wrote it."""
+        try:
+            data = json.loads(self.path(DONE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
 
     def has_started(self) -> bool:
         """Whether ``trial run`` took its lock."""
@@ -220,9 +233,12 @@ class Spool:
             os.close(fd)  # closing the descriptor releases a lock taken here
         return True
 
-    def acknowledge(self, *, ok: bool, files: int, error: str | None = None) -> None:
-        """Tell ``trial run`` whether its files reached the store."""
-        _write_json(self.path(UPLOADED), {"ok": ok, "files": files, "error": error})
+    def acknowledge(
+        self, *, ok: bool, files: int, error: str | None = None, done: Any = None
+    ) -> None:
+        """Tell ``trial run`` whether its files reached the store (answering ``done``)."""
+        answer = {"ok": ok, "files": files, "error": error, "done": done}
+        _write_json(self.path(UPLOADED), answer)
 
 
 def read_handoff(state: Path) -> Handoff:
@@ -346,11 +362,11 @@ def run_spooled_trial(
         except Interrupted as stop:
             where.finish("interrupted", stop.exit_status)
             raise
-        where.finish(result.status, 0 if result.status == "ok" else 1)
+        done = where.finish(result.status, 0 if result.status == "ok" else 1)
     finally:
         os.close(lock)
     deadline = time.monotonic() + upload_wait
-    while (answer := where.acknowledgement()) is None:
+    while (answer := where.acknowledgement()) is None or answer.get("done") != done:
         if time.monotonic() >= deadline:
             return SpooledRun(result, False, f"no answer from the uploader in {upload_wait:.0f}s")
         time.sleep(poll_seconds)

@@ -4,8 +4,10 @@
 :mod:`adhere.runner._spool`). It holds the store's credentials; the trial container,
 where the agent runs, holds none. It waits until the trial is over — ``done.json``
 is written, or the trial's process is gone (its lock is free) — then copies the
-files the trial wrote and acknowledges in ``uploaded.json``; ``trial run`` exits only
-then, so a Job succeeds only when its files are in the store.
+files the trial wrote and acknowledges in ``uploaded.json``, echoing the
+``done.json`` it answers (which carries a nonce); ``trial run`` exits only once its
+own ``done.json`` is answered, so a Job succeeds only when its files are in the
+store, and no earlier answer (e.g. one given to a forged ``done.json``) counts.
 
 A native sidecar is restarted when it exits while the pod runs, so after the upload
 it waits for its stop signal (the kubelet sends it once the trial container has
@@ -33,7 +35,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from adhere.artifacts import RESULT, RolloutStore
 from adhere.errors import SpecError, StoreError
@@ -163,8 +165,11 @@ class _Uploader:
         state_file.write_text(json.dumps(self.sent, sort_keys=True))
         return self.report.error is None
 
-    def trial_over(self) -> bool:
-        return self.spool.is_done() or (self.spool.has_started() and self.spool.lock_is_free())
+    def answer(self, retry_seconds: float, done: Any) -> None:
+        """Sync, then acknowledge ``done`` (``done.json`` as read, or None)."""
+        ok = self.handoff.skip or self.sync(retry_seconds)
+        error = None if ok else self.report.error
+        self.spool.acknowledge(ok=ok, files=len(self.sent), error=error, done=done)
 
 
 def upload_trial(
@@ -192,22 +197,23 @@ def upload_trial(
             field="--trial",
         )
     uploader = _Uploader(open_rollout_uri(rollout_uri), spool, state, handoff)
-    if handoff.skip:
-        uploader.spool.acknowledge(ok=True, files=0)
-        stop.wait()
-        return uploader.report
-    while not stop.is_set() and not uploader.trial_over():
+    answered: Any = ()  # the done.json last answered; () is none yet
+    crashed = False
+    while not stop.is_set():
+        done = uploader.spool.done()
+        if done is not None and done != answered:
+            uploader.answer(retry_seconds, done)
+            answered = done
+        elif done is None and not crashed and uploader.spool.has_started():
+            if uploader.spool.lock_is_free():  # the trial's process is gone, unannounced
+                uploader.answer(retry_seconds, None)
+                crashed = True
         stop.wait(poll_seconds)
-    if not stop.is_set():
-        ok = uploader.sync(retry_seconds)
-        uploader.spool.acknowledge(ok=ok, files=len(uploader.sent), error=uploader.report.error)
-        stop.wait()
     # Stopping: let a trial still recording its interruption finish, then sync again.
     deadline = time.monotonic() + stop_seconds
     while time.monotonic() < deadline and not (
         uploader.spool.is_done() or uploader.spool.lock_is_free()
     ):
         time.sleep(poll_seconds)
-    ok = uploader.sync(retry_seconds)
-    uploader.spool.acknowledge(ok=ok, files=len(uploader.sent), error=uploader.report.error)
+    uploader.answer(retry_seconds, uploader.spool.done())
     return uploader.report

@@ -8,6 +8,7 @@ the agent tampered with.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -36,11 +37,19 @@ os._exit(137)  # killed: no done.json, the lock goes with the process
 class Uploader:
     """``adhere trial upload``'s loop in a thread, stopped like a sidecar."""
 
-    def __init__(self, uri: str, trial_id: str, spool: Path, state: Path) -> None:
+    def __init__(
+        self, uri: str, trial_id: str, spool: Path, state: Path, poll: float = 0.2
+    ) -> None:
         self.stop = threading.Event()
         self.thread = threading.Thread(
             target=lambda: upload_trial(
-                uri, trial_id, spool=spool, state=state, stop=self.stop, retry_seconds=0.01
+                uri,
+                trial_id,
+                spool=spool,
+                state=state,
+                stop=self.stop,
+                poll_seconds=poll,
+                retry_seconds=0.01,
             )
         )
         self.thread.start()
@@ -78,7 +87,8 @@ def test_a_trial_killed_without_a_word_still_has_its_files_uploaded(
     # The uploader notices the lock is free (the process is gone) and uploads what is there.
     acknowledged = Spool(spool).acknowledgement
     wait_until(lambda: acknowledged() is not None, "the uploader's acknowledgement", timeout=30)
-    assert Spool(spool).acknowledgement() == {"ok": True, "files": 1, "error": None}
+    answer = {"ok": True, "files": 1, "error": None, "done": None}
+    assert Spool(spool).acknowledgement() == answer
     uploader.close()
     assert store.store.exists(store.trial_key(trial, "calls.jsonl"))
     assert store.read_result(trial) is None
@@ -140,7 +150,8 @@ def test_the_uploader_trusts_the_state_not_the_spool(
     uploader.close()
     assert not store.store.exists(store.trial_key(other, "result.json"))
     assert not store.store.exists(store.trial_key(trial, "result.json"))
-    assert staged.acknowledgement() == {"ok": True, "files": 0, "error": None}
+    forged = {"status": "ok", "exit_status": 0}
+    assert staged.acknowledgement() == {"ok": True, "files": 0, "error": None, "done": forged}
 
 
 def test_trial_run_needs_the_store_or_the_spool(tmp_path: Path) -> None:
@@ -166,3 +177,26 @@ def test_the_trial_s_files_are_readable_by_the_uploader_s_user(tmp_path: Path) -
     assert written.stat().st_mode & 0o777 == 0o600
     spool.finish("ok", 0)
     assert written.stat().st_mode & 0o777 == 0o644
+
+
+def test_an_answer_to_a_forged_done_does_not_release_the_trial(
+    tmp_path: Path, uploaders: list[Uploader]
+) -> None:
+    """The agent writes done.json early; trial run still waits for its own to be answered."""
+    store, trials = stored_rollout(tmp_path, models=[scripted_model()])
+    trial = trials[0]
+    spool, state = tmp_path / "spool", tmp_path / "state"
+    stage_trial(store.uri, trial.id, attempt=1, spool=spool, state=state)
+    # An uploader that looks only every 4 s: a trial run released by the forged answer
+    # would exit (almost always) before its own done.json is answered and its files stored.
+    uploaders.append(Uploader(store.uri, trial.id, spool, state, poll=4.0))
+    forged = {"status": "ok", "exit_status": 0}
+    (spool / "done.json").write_text(json.dumps(forged))
+    wait_until(lambda: Spool(spool).acknowledgement() is not None, "the forged answer")
+    ran = run_cli("trial", "run", "--spool", str(spool), "--trial", trial.id, timeout=300)
+    assert ran.returncode == 0, ran.stderr
+    # When trial run exits, its files are in the store — not only after the uploader stops.
+    result = store.read_result(trial)
+    assert result is not None and result.status == "ok"
+    answer = Spool(spool).acknowledgement()
+    assert answer is not None and answer["done"] != forged and answer["files"] == 5

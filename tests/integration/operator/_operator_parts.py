@@ -212,13 +212,14 @@ async def play_pod(
             proxy_url=proxy_url if "--proxy-url" in trial else None,
             calls_dir=calls_dir if "--proxy-url" in trial else None,
         )
-        where.finish(result.status, 0 if result.status == "ok" else 1)
+        done = where.finish(result.status, 0 if result.status == "ok" else 1)
     finally:
         os.close(lock)
     stopped = threading.Event()
     stopped.set()  # the trial is over: the upload syncs once and acknowledges
     await asyncio.to_thread(upload_trial, uri, trial_id, spool=spool, state=state, stop=stopped)
-    assert where.acknowledgement() == {"ok": True, "files": 5, "error": None}
+    answer = {"ok": True, "files": 5, "error": None, "done": done}
+    assert where.acknowledgement() == answer
     return result
 
 
