@@ -131,9 +131,23 @@ def test_the_api_key_comes_from_the_secret_and_only_the_proxy_sees_it() -> None:
     assert all("value" in e for e in found["trial"]["env"])  # no key, no valueFrom
 
 
-def test_every_container_is_restricted_with_writable_emptydirs() -> None:
-    manifest = job()
+STORE = {
+    "storeSecret": "s3-credentials",
+    "storeEnv": {"ADHERE_S3_ENDPOINT_URL": "http://minio:9000"},
+    "storeVolumeClaim": "results",
+}
+
+
+RESTRICTED_VOLUMES = {"emptyDir", "persistentVolumeClaim", "configMap", "secret", "projected"}
+
+
+@pytest.mark.parametrize("store", [False, True], ids=["default", "store-settings"])
+def test_every_container_is_restricted_with_writable_emptydirs(store: bool) -> None:
+    manifest = job(**(STORE if store else {}))
     pod = manifest["spec"]["template"]["spec"]
+    # The restricted standard's volume types only; no host paths, no host namespaces.
+    assert all(set(v) - {"name"} <= RESTRICTED_VOLUMES for v in pod["volumes"])
+    assert not {"hostNetwork", "hostPID", "hostIPC"} & set(pod)
     assert pod["securityContext"]["runAsNonRoot"] is True
     assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
     assert pod["automountServiceAccountToken"] is False
@@ -214,13 +228,6 @@ def test_settings_choose_images_store_access_and_pull_secrets() -> None:
     assert {"name": "store", "persistentVolumeClaim": {"claimName": "results"}} in pod["volumes"]
     assert pod["imagePullSecrets"] == [{"name": "regcred"}]
     assert pod["serviceAccountName"] == "trials"
-
-
-STORE = {
-    "storeSecret": "s3-credentials",
-    "storeEnv": {"ADHERE_S3_ENDPOINT_URL": "http://minio:9000"},
-    "storeVolumeClaim": "results",
-}
 
 
 @pytest.mark.parametrize("model", [real_model(), scripted_model()], ids=["sidecar", "scripted"])
