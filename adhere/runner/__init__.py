@@ -39,7 +39,8 @@ from adhere.runner._run import (
     run_services,
 )
 from adhere.runner._signals import STOP_SIGNALS, Interrupted, run_interruptible
-from adhere.runner._spool import NOT_STORED, Spool, run_spooled_trial, stage_trial
+from adhere.runner._spool import Spool, stage_trial
+from adhere.runner._spooled_run import NOT_STORED, run_spooled_trial
 from adhere.runner._summary import NoProgress, Progress, RunSummary
 from adhere.runner._trial import (
     open_rollout_uri,

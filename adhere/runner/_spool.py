@@ -25,8 +25,8 @@ Spool layout (every file but the trial's output written by ``stage``)::
       started           ``trial run`` holds the lock
       done.json         {"status", "exit_status", "nonce"}: ``trial run`` wrote everything
       uploaded.json     the uploader's acknowledgement: {"ok", "files", "error", "done"},
-                        "done" echoing the done.json it answers (``trial run`` accepts
-                        only the answer to its own)
+                        "done" echoing the nonce of the done.json it answers
+                        (``trial run`` accepts only the answer to its own)
 
 Nothing in the spool is a credential: the snapshot holds ``secretKeyRef`` names
 only, the instances were redacted when the operator stored them, and the trial's
@@ -43,22 +43,20 @@ import fcntl
 import json
 import os
 import stat
-import time
+import tempfile
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from adhere.artifacts import INSTANCES, RESULT, SPECS, RolloutStore
-from adhere.core import Trial, TrialResult
+from adhere.core import Trial
 from adhere.errors import SpecError
 from adhere.runner._check import plan_rollout
-from adhere.runner._signals import Interrupted, run_interruptible
 from adhere.runner._trial import (
     _find_trial,
     _start_attempt,
     open_rollout_uri,
-    run_stored_trial,
     stored_config,
 )
 from adhere.store import FileStore
@@ -72,7 +70,6 @@ __all__ = [
     "Handoff",
     "Spool",
     "read_handoff",
-    "run_spooled_trial",
     "stage_trial",
 ]
 
@@ -85,10 +82,8 @@ LOCK: Final = "trial.lock"
 STARTED: Final = "started"
 DONE: Final = "done.json"
 UPLOADED: Final = "uploaded.json"
-UPLOAD_WAIT_SECONDS: Final = 600.0
-"""How long ``trial run --spool`` waits for the uploader's acknowledgement."""
-NOT_STORED: Final = 3
-"""``trial run --spool``'s exit status when its files did not reach the store."""
+MAX_SIGNAL_BYTES: Final = 4096
+"""The largest done.json or uploaded.json read."""
 
 
 @dataclass(frozen=True)
@@ -118,9 +113,39 @@ class Handoff:
 
 
 def _write_json(path: Path, data: Any) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    """Write atomically; the temporary name is new (O_EXCL), so no planted link is followed."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(data, sort_keys=True) + "\n")
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _read_spool_json(path: Path) -> dict[str, Any] | None:
+    """A small JSON object the other side wrote; None when absent, odd, or not a plain file.
+
+    Opened without following a link and without blocking on a FIFO: the agent can
+    write the spool, and the uploader must not be led to read its own files.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return None
+        raw = handle.read(MAX_SIGNAL_BYTES + 1)
+    if len(raw) > MAX_SIGNAL_BYTES:
+        return None
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def _read_json(path: Path, what: str) -> dict[str, Any]:
@@ -195,25 +220,23 @@ class Spool:
 
     def acknowledgement(self) -> dict[str, Any] | None:
         """The uploader's answer, once it gave one."""
-        try:
-            data = json.loads(self.path(UPLOADED).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        return data if isinstance(data, dict) else None
+        return _read_spool_json(self.path(UPLOADED))
 
     # --- the uploader's side ---------------------------------------------------------
 
     def is_done(self) -> bool:
         """Whether ``trial run`` said it wrote everything."""
-        return self.path(DONE).is_file()
+        return self.done() is not None
 
-    def done(self) -> dict[str, Any] | None:
-        """``done.json``, once ``trial run`` wrote it."""
-        try:
-            data = json.loads(self.path(DONE).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        return data if isinstance(data, dict) else None
+    def done(self) -> str | None:
+        """The nonce of ``done.json``, once ``trial run`` wrote it.
+
+        Only the nonce is echoed back: nothing else of a file the agent could have
+        written travels through the uploader.
+        """
+        data = _read_spool_json(self.path(DONE))
+        nonce = data.get("nonce") if data is not None else None
+        return nonce if isinstance(nonce, str) and 0 < len(nonce) <= 64 else None
 
     def has_started(self) -> bool:
         """Whether ``trial run`` took its lock."""
@@ -234,9 +257,12 @@ class Spool:
         return True
 
     def acknowledge(
-        self, *, ok: bool, files: int, error: str | None = None, done: Any = None
+        self, *, ok: bool, files: int, error: str | None = None, done: str | None = None
     ) -> None:
-        """Tell ``trial run`` whether its files reached the store (answering ``done``)."""
+        """Tell ``trial run`` whether its files reached the store.
+
+        ``done`` is the nonce of the ``done.json`` answered.
+        """
         answer = {"ok": ok, "files": files, "error": error, "done": done}
         _write_json(self.path(UPLOADED), answer)
 
@@ -303,73 +329,3 @@ def local_trial_dir(spool: Path, handoff: Handoff) -> tuple[RolloutStore, str]:
     """The spool's store and the key prefix of the trial's files in it."""
     local = Spool(spool).store(handoff.rollout)
     return local, local.trial_key(handoff.the_trial(), "")
-
-
-@dataclass(frozen=True)
-class SpooledRun:
-    """How ``trial run --spool`` ended.
-
-    Attributes:
-        result: The trial's result.
-        stored: Whether the uploader acknowledged that the files reached the store.
-        error: Why not, when they did not.
-    """
-
-    result: TrialResult
-    stored: bool
-    error: str | None = None
-
-
-def run_spooled_trial(
-    spool: Path,
-    trial_id: str,
-    *,
-    proxy_url: str | None = None,
-    calls_dir: Path | None = None,
-    upload_wait: float = UPLOAD_WAIT_SECONDS,
-    poll_seconds: float = 0.2,
-) -> SpooledRun:
-    """Run the trial ``stage`` put in ``spool``, then wait for the uploader.
-
-    The trial holds the spool's lock while it runs and writes ``done.json`` when every
-    file is written (also when a signal stopped it: then :class:`Interrupted` is
-    raised after, and nothing waits for the uploader, whose own stop signal follows).
-
-    Raises:
-        Interrupted: A stop signal cut the trial short (recorded in the spool).
-        SpecError: The spool holds no staged trial, or another one.
-    """
-    where = Spool(spool)
-    staged = where.what_to_run()
-    if staged["trial"] != trial_id:
-        raise SpecError(
-            f"the spool holds trial {staged['trial']}, not {trial_id}",
-            file=str(where.path(TRIAL_FILE)),
-            field="--trial",
-        )
-    lock = where.hold()
-    try:
-        try:
-            result = run_interruptible(
-                run_stored_trial(
-                    where.rollout_uri(),
-                    trial_id,
-                    attempt=where.attempt(),
-                    proxy_url=proxy_url,
-                    calls_dir=calls_dir,
-                )
-            )
-        except Interrupted as stop:
-            where.finish("interrupted", stop.exit_status)
-            raise
-        done = where.finish(result.status, 0 if result.status == "ok" else 1)
-    finally:
-        os.close(lock)
-    deadline = time.monotonic() + upload_wait
-    while (answer := where.acknowledgement()) is None or answer.get("done") != done:
-        if time.monotonic() >= deadline:
-            return SpooledRun(result, False, f"no answer from the uploader in {upload_wait:.0f}s")
-        time.sleep(poll_seconds)
-    if answer.get("ok") is True:
-        return SpooledRun(result, True)
-    return SpooledRun(result, False, str(answer.get("error") or "the uploader failed"))

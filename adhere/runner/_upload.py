@@ -35,7 +35,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from adhere.artifacts import RESULT, RolloutStore
 from adhere.errors import SpecError, StoreError
@@ -112,7 +112,8 @@ def trial_files(spool: Path, handoff: Handoff, report: UploadReport) -> Iterator
                     report.skip(name)
                 continue
             try:
-                fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+                flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+                fd = os.open(name, flags, dir_fd=dir_fd)
             except OSError as exc:
                 if exc.errno == errno.ELOOP:  # became a link since the stat
                     report.skip(name)
@@ -165,8 +166,8 @@ class _Uploader:
         state_file.write_text(json.dumps(self.sent, sort_keys=True))
         return self.report.error is None
 
-    def answer(self, retry_seconds: float, done: Any) -> None:
-        """Sync, then acknowledge ``done`` (``done.json`` as read, or None)."""
+    def answer(self, retry_seconds: float, done: str | None) -> None:
+        """Sync, then acknowledge ``done`` (the nonce of ``done.json``, or None)."""
         ok = self.handoff.skip or self.sync(retry_seconds)
         error = None if ok else self.report.error
         self.spool.acknowledge(ok=ok, files=len(self.sent), error=error, done=done)
@@ -197,7 +198,7 @@ def upload_trial(
             field="--trial",
         )
     uploader = _Uploader(open_rollout_uri(rollout_uri), spool, state, handoff)
-    answered: Any = ()  # the done.json last answered; () is none yet
+    answered: str | None = None  # the nonce of the done.json last answered
     crashed = False
     while not stop.is_set():
         done = uploader.spool.done()

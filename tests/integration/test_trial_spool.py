@@ -143,15 +143,14 @@ def test_the_uploader_trusts_the_state_not_the_spool(
     (spool / "trial.json").write_text(
         (spool / "trial.json").read_text().replace(trial.id, other.id)
     )
-    (spool / "done.json").write_text('{"status": "ok", "exit_status": 0}')
+    (spool / "done.json").write_text('{"status": "ok", "exit_status": 0, "nonce": "forged"}')
     uploader = Uploader(store.uri, trial.id, spool, state)
     uploaders.append(uploader)
     wait_until(lambda: staged.acknowledgement() is not None, "the acknowledgement", timeout=30)
     uploader.close()
     assert not store.store.exists(store.trial_key(other, "result.json"))
     assert not store.store.exists(store.trial_key(trial, "result.json"))
-    forged = {"status": "ok", "exit_status": 0}
-    assert staged.acknowledgement() == {"ok": True, "files": 0, "error": None, "done": forged}
+    assert staged.acknowledgement() == {"ok": True, "files": 0, "error": None, "done": "forged"}
 
 
 def test_trial_run_needs_the_store_or_the_spool(tmp_path: Path) -> None:
@@ -190,7 +189,7 @@ def test_an_answer_to_a_forged_done_does_not_release_the_trial(
     # An uploader that looks only every 4 s: a trial run released by the forged answer
     # would exit (almost always) before its own done.json is answered and its files stored.
     uploaders.append(Uploader(store.uri, trial.id, spool, state, poll=4.0))
-    forged = {"status": "ok", "exit_status": 0}
+    forged = {"status": "ok", "exit_status": 0, "nonce": "forged"}
     (spool / "done.json").write_text(json.dumps(forged))
     wait_until(lambda: Spool(spool).acknowledgement() is not None, "the forged answer")
     ran = run_cli("trial", "run", "--spool", str(spool), "--trial", trial.id, timeout=300)
@@ -199,4 +198,28 @@ def test_an_answer_to_a_forged_done_does_not_release_the_trial(
     result = store.read_result(trial)
     assert result is not None and result.status == "ok"
     answer = Spool(spool).acknowledgement()
-    assert answer is not None and answer["done"] != forged and answer["files"] == 5
+    assert answer is not None and answer["done"] != "forged" and answer["files"] == 5
+
+
+def test_the_uploader_reads_no_link_and_no_fifo_the_agent_planted(tmp_path: Path) -> None:
+    """done.json as a link to the uploader's own files, or a FIFO that would block a read."""
+    spool = Spool(tmp_path)
+    secret = tmp_path / "elsewhere.json"
+    secret.write_text('{"nonce": "read-through-a-link"}')
+    os.symlink(secret, tmp_path / "done.json")
+    assert spool.done() is None and not spool.is_done()
+    (tmp_path / "done.json").unlink()
+    os.mkfifo(tmp_path / "done.json")
+    assert spool.done() is None  # returns at once: opened without blocking, not a file
+    (tmp_path / "done.json").unlink()
+    (tmp_path / "done.json").write_text('{"nonce": "' + "x" * 5000 + '"}')
+    assert spool.done() is None  # oversized
+    (tmp_path / "done.json").write_text('{"nonce": "abc"}')
+    assert spool.done() == "abc"
+    # An answer is written under a fresh temporary name: a planted link is not followed.
+    target = tmp_path / "target"
+    target.write_text("untouched")
+    os.symlink(target, tmp_path / f".uploaded.json.{os.getpid()}.tmp")  # a guessable name
+    spool.acknowledge(ok=True, files=0, done="abc")
+    assert target.read_text() == "untouched"
+    assert spool.acknowledgement() == {"ok": True, "files": 0, "error": None, "done": "abc"}

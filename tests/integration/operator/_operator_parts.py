@@ -218,7 +218,7 @@ async def play_pod(
     stopped = threading.Event()
     stopped.set()  # the trial is over: the upload syncs once and acknowledges
     await asyncio.to_thread(upload_trial, uri, trial_id, spool=spool, state=state, stop=stopped)
-    answer = {"ok": True, "files": 5, "error": None, "done": done}
+    answer = {"ok": True, "files": 5, "error": None, "done": done["nonce"]}
     assert where.acknowledgement() == answer
     return result
 
