@@ -5,7 +5,8 @@ In a trial pod three containers share the work of ``adhere trial run``:
 - ``stage`` (an init container holding the store's credentials) reads the rollout's
   spec snapshot and instances from the store, decides the attempt (archiving an
   earlier attempt's files in the store, as :func:`~adhere.runner._attempts.start_attempt`
-  does) and writes both into the **spool**, an emptyDir, as a ``file://`` store;
+  does) and writes the snapshot and the trial's own instance into the **spool**, an
+  emptyDir, as a ``file://`` store;
   what the uploader needs (the trial, the attempt, the store URI) goes to the
   **state** directory, an emptyDir the agent's container does not mount;
 - ``trial`` (no credential: no Secret in its environment or volumes) runs the trial
@@ -19,7 +20,8 @@ Spool layout (every file but the trial's output written by ``stage``)::
 
     <spool>/
       trial.json        {"rollout", "trial", "attempt", "skip"}: what to run
-      store/<rollout>/  a file:// store: rollout.yaml, instances.jsonl, and
+      store/<rollout>/  a file:// store: rollout.yaml, instances.jsonl (the trial's
+                        instance only), and
                         trials/…/<trial>/ where the trial writes its files
       trial.lock        flock()ed by ``trial run`` while it runs
       started           ``trial run`` holds the lock
@@ -49,16 +51,19 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from adhere.artifacts import INSTANCES, RESULT, SPECS, RolloutStore
-from adhere.core import Trial
+from adhere.artifacts import RESULT, SPECS, RolloutStore
+from adhere.core import Instance, Trial
 from adhere.errors import SpecError
 from adhere.runner._check import plan_rollout
+from adhere.runner._plan import TrialPlan
+from adhere.runner._reuse import plan_fingerprints
 from adhere.runner._trial import (
     _find_trial,
     _start_attempt,
     open_rollout_uri,
     stored_config,
 )
+from adhere.spec import RunConfig
 from adhere.store import FileStore
 
 __all__ = [
@@ -285,6 +290,24 @@ def read_handoff(state: Path) -> Handoff:
         raise SpecError(f"the uploader's handoff lacks {exc}", file=str(path)) from None
 
 
+def _own_instances(
+    config: RunConfig, instances: list[Instance], trial: Trial, planned: tuple[TrialPlan, Any]
+) -> list[Instance]:
+    """The trial's own instance alone, when that plans the same trial the same way.
+
+    The agent's container then sees no other instance's checks. Should a plan depend
+    on the whole set (it does not today), every instance is staged instead.
+    """
+    own = [i for i in instances if i.id == trial.instance]
+    alone, scaffolds = plan_rollout(config, own)
+    if not any(t.id == trial.id for t in alone.trials):
+        return instances
+    plan, all_scaffolds = planned
+    before = plan_fingerprints(config, instances, [trial], all_scaffolds, plan)
+    after = plan_fingerprints(config, own, [trial], scaffolds, alone)
+    return own if before == after else instances
+
+
 def stage_trial(
     rollout_uri: str, trial_id: str, *, attempt: int | None, spool: Path, state: Path
 ) -> Handoff:
@@ -300,12 +323,13 @@ def stage_trial(
     """
     store = open_rollout_uri(rollout_uri)
     config = stored_config(store)
-    plan, _ = plan_rollout(config, store.read_instances())
+    instances = store.read_instances()
+    plan, scaffolds = plan_rollout(config, instances)
     trial = _find_trial(plan.trials, trial_id, store.where(SPECS))
     number = _start_attempt(store, trial, attempt)
     local = Spool(spool).store(store.rollout)
-    for name in (SPECS, INSTANCES):
-        local.store.write_bytes(local.key(name), store.store.read_bytes(store.key(name)))
+    local.store.write_bytes(local.key(SPECS), store.store.read_bytes(store.key(SPECS)))
+    local.write_instances(_own_instances(config, instances, trial, (plan, scaffolds)))
     if number is None:  # already ok: trial run finds the result and stops there
         result_key = store.trial_key(trial, RESULT)
         local.store.write_bytes(local.trial_key(trial, RESULT), store.store.read_bytes(result_key))

@@ -182,6 +182,14 @@ def arg(command: list[str], option: str) -> str:
     return command[command.index(option) + 1]
 
 
+def open_trials(uri: str) -> list[Any]:
+    from adhere.runner import open_rollout_uri, plan_rollout, stored_config
+
+    store = open_rollout_uri(uri)
+    plan, _ = plan_rollout(stored_config(store), store.read_instances())
+    return list(plan.trials)
+
+
 async def play_pod(
     job: dict[str, Any], pod_dir: Path, proxy_url: str | None, calls_dir: Path | None
 ) -> TrialResult:
@@ -203,6 +211,10 @@ async def play_pod(
     stage_trial(uri, trial_id, attempt=int(arg(stage, "--attempt")), spool=spool, state=state)
     assert arg(trial, "--spool") == "/spool" and arg(trial, "--trial") == trial_id
     where = Spool(spool)
+    # The agent's container sees its own instance only, not the others' checks.
+    staged = where.store(where.what_to_run()["rollout"]).read_instances()
+    (planned,) = [t for t in open_trials(uri) if t.id == trial_id]
+    assert [i.id for i in staged] == [planned.instance]
     lock = where.hold()
     try:
         result = await run_stored_trial(
