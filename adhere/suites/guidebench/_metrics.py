@@ -8,8 +8,10 @@ parsed label and the normalizations):
 * macro precision, recall and F1 over the labels that occur as gold or as a valid
   prediction: per label P = TP / predicted, R = TP / gold, F1 = 2PR / (P + R), each
   0 when its denominator is 0; the macro value is the plain mean over labels.
-  Invalid answers predict no label, so they lower recall but no label's precision.
-  Not defined for the numeric math category (an amount is not a class).
+  Invalid answers predict no label, so they lower recall but no label's precision
+  (the paper's protocol gives them a placeholder label instead, as its public
+  evaluator does: ``details["label"]``). Math too: each amount is a label, as in
+  the paper's Table 2 (its public evaluator computes them so for every category).
 * overall = task-weighted: accuracy over all tasks; P/R/F1 the task-weighted mean
   of the per-category macro values (categories where they are defined).
 
@@ -81,11 +83,8 @@ def macro_prf(pairs: Sequence[tuple[str | None, str | None]]) -> tuple[float, fl
 
 
 def score(answers: Sequence[Answer]) -> Scores:
-    """Accuracy, macro P/R/F1 (class categories only) and counts of one category."""
-    numeric = any(
-        CATEGORIES.get(a.category) and CATEGORIES[a.category].kind == "numeric" for a in answers
-    )
-    prf = None if numeric else macro_prf([(a.gold, a.predicted) for a in answers])
+    """Accuracy, macro P/R/F1 and counts of one category."""
+    prf = macro_prf([(a.gold, a.predicted) for a in answers])
     return Scores(
         tasks=len(answers),
         correct=sum(1 for a in answers if a.outcome == "correct"),
@@ -135,7 +134,7 @@ def answers_by_group(
             outcome = "error"
         else:
             outcome = str(details.get("category", "wrong"))
-        got = details.get("got")
+        got = details.get("label", details.get("got"))  # label: the paper's placeholder
         expected = details.get("expected", trial.keys.get("gold"))  # failed trials: metadata
         out[key].append(
             Answer(
