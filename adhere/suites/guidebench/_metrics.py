@@ -24,8 +24,10 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from adhere.metrics import ScoredTrial, Table, pct
+from adhere.suites.guidebench._agreement import parser_table
 from adhere.suites.guidebench._normalize import STEPS
 from adhere.suites.guidebench._task import CATEGORIES
 
@@ -43,6 +45,10 @@ class Answer:
     """``correct``, ``wrong``, ``invalid`` or ``error`` (the trial failed)."""
     rule_update: bool = False
     steps: tuple[str, ...] = ()
+    rules_outcome: str | None = None
+    """Under ``parse: llm``: the rule-based parser's outcome of the same reply."""
+    same_answer: bool | None = None
+    """Under ``parse: llm``: whether the two parsers found the same answer."""
 
 
 @dataclass(frozen=True)
@@ -144,9 +150,16 @@ def answers_by_group(
                 outcome=outcome,
                 rule_update=bool(trial.keys.get("rule_update")),
                 steps=tuple(details.get("normalized") or ()),
+                rules_outcome=_rules(details, "category") if details.get("via") == "llm" else None,
+                same_answer=_rules(details, "agrees") if details.get("via") == "llm" else None,
             )
         )
     return group, dict(sorted(out.items()))
+
+
+def _rules(details: dict[str, object], key: str) -> Any:
+    rules = details.get("rules")
+    return rules.get(key) if isinstance(rules, dict) else None
 
 
 def _by_category(answers: Sequence[Answer]) -> dict[str, Scores]:
@@ -205,7 +218,9 @@ def report_tables(trials: Iterable[ScoredTrial]) -> tuple[list[Table], list[Tabl
             rows=detail_rows,
         ),
     ]  # fmt: skip
-    extra = [t for t in (_update_table(group, answers), _steps_table(group, answers)) if t]
+    tables = (_update_table(group, answers), _steps_table(group, answers),
+              parser_table(group, answers))  # fmt: skip
+    extra = [t for t in tables if t]
     return paper, extra
 
 

@@ -107,10 +107,11 @@ def _paper_text(
     if pick == 1:
         body = paper_reply(kind, shown, analysis, reasoning=reasoning)
         return f"{analysis.strip() or '分析如下。'}\n\n{body}"
-    odd_value: object = {
-        "binary": str(value),
-        "relevance": f"{value}({RELEVANCE_LABELS[value]})",
-        "numeric": value + ".0" if "." not in value else value + "0",
-        "option": value.lower(),
-    }[kind]
+    odd_value: object = value.lower()
+    if kind == "binary":
+        odd_value = str(value)
+    elif kind == "relevance":
+        odd_value = f"{value}({RELEVANCE_LABELS[value]})"
+    elif kind == "numeric":
+        odd_value = value + ".0" if "." not in value else value + "0"
     return paper_reply(kind, odd_value, analysis, reasoning=reasoning)
