@@ -28,7 +28,8 @@ from typing import Any
 
 from adhere.metrics import ScoredTrial, Table, pct
 from adhere.suites.guidebench._agreement import parser_table
-from adhere.suites.guidebench._normalize import STEPS
+from adhere.suites.guidebench._edit_table import edit_table
+from adhere.suites.guidebench._normalize import STEPS, normalize
 from adhere.suites.guidebench._task import CATEGORIES
 
 VERIFIER = "guidebench.answer"
@@ -49,6 +50,12 @@ class Answer:
     """Under ``parse: llm``: the rule-based parser's outcome of the same reply."""
     same_answer: bool | None = None
     """Under ``parse: llm``: whether the two parsers found the same answer."""
+    instance: str = ""
+    edit: str | None = None
+    """Rule edits: ``original`` or ``edited``; ``edit_pair`` names the other task."""
+    edit_pair: str | None = None
+    kept_old: bool = False
+    """An edited task answered with the answer from before the edit."""
 
 
 @dataclass(frozen=True)
@@ -152,9 +159,24 @@ def answers_by_group(
                 steps=tuple(details.get("normalized") or ()),
                 rules_outcome=_rules(details, "category") if details.get("via") == "llm" else None,
                 same_answer=_rules(details, "agrees") if details.get("via") == "llm" else None,
+                instance=str(trial.keys.get("instance", "")),
+                edit=_opt(trial.keys.get("rule_edit")),
+                edit_pair=_opt(trial.keys.get("edit_pair")),
+                kept_old=kept_old(details.get("got"), trial.keys.get("edit_original_answer")),
             )
         )
     return group, dict(sorted(out.items()))
+
+
+def _opt(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def kept_old(got: object, old: object) -> bool:
+    """Whether a math answer (canonical, or raw as the paper's parsers keep it) is ``old``."""
+    if got is None or old is None:
+        return False
+    return normalize("numeric", got, ()).value == str(old)
 
 
 def _rules(details: dict[str, object], key: str) -> Any:
@@ -218,8 +240,8 @@ def report_tables(trials: Iterable[ScoredTrial]) -> tuple[list[Table], list[Tabl
             rows=detail_rows,
         ),
     ]  # fmt: skip
-    tables = (_update_table(group, answers), _steps_table(group, answers),
-              parser_table(group, answers))  # fmt: skip
+    tables = (_update_table(group, answers), edit_table(group, answers),
+              _steps_table(group, answers), parser_table(group, answers))  # fmt: skip
     extra = [t for t in tables if t]
     return paper, extra
 

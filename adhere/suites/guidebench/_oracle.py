@@ -75,14 +75,19 @@ def oracle_text(
     reasoning: bool,
     wrong: Callable[[str], bool],
     frame: str = "adhere",
+    old: str | None = None,
 ) -> str:
     """The full reply: reasoning (when asked for) and the final answer.
 
+    ``old``: for a rule-edited task, the answer before the edit, which the ``answer``
+    item's wrong reply gives (a model ignoring the edit).
     ``frame="paper"``: one JSON object in the paper's shape; the ``format`` item then
     writes it in a way only a lenient parser reads right (prose before it, ``"1"`` for
     ``1``, ``2(强相关)``, ``695.0``, ``a``) or fenced (which the public parser strips).
     """
-    value = wrong_value(kind, gold, options) if wrong(ANSWER_ITEM) else gold
+    value = gold
+    if wrong(ANSWER_ITEM):  # a rule-edited task: the wrong answer is the one before the edit
+        value = old if old is not None else wrong_value(kind, gold, options)
     if frame == "paper":
         return _paper_text(instance_id, kind, value, analysis, reasoning, wrong(FORMAT_ITEM))
     final = format_answer(kind, value)

@@ -13,6 +13,9 @@ Options (``spec.options`` of the Benchmark):
     The paper's procedure or adhere's (:mod:`._protocol`; docs/guidebench.md).
 ``reorder``, ``shots``, ``rewrite`` (``program`` | ``math``), ``seed``
     The paper's Table 3 formulations (:mod:`._ablations`).
+``ruleEdit`` (default ``false``)
+    ``true`` adds, beside each coupon-math task with a structured problem, a copy with
+    one rule edited so the answer changes (Appendix B.6; :mod:`._rule_edit`).
 
 Sources: ``path`` (the public data directory, one task file, or a file written by
 ``adhere generate guidebench-coupons``) or ``generate: {n: N, seed: S}`` (fresh
@@ -52,6 +55,7 @@ from adhere.suites.guidebench._protocol import (
     check_template_files,
     read_templates,
 )
+from adhere.suites.guidebench._rule_edit import edit_rule
 from adhere.suites.guidebench._scoring import CHECK_ID, evidence_requests, score_reply
 from adhere.suites.guidebench._scoring import answer_key as _answer_key
 from adhere.suites.guidebench._task import CATEGORIES, Task, published_form
@@ -69,6 +73,8 @@ _OPTIONS = {
     "shots": "shots",
     "rewrite": "rewrite",
     "seed": "seed",
+    "ruleEdit": "rule_edit",
+    "rule_edit": "rule_edit",
 }
 _REWRITES = ("program", "math")
 _GENERATE = {"n": "n", "seed": "seed", "maxItems": "max_items", "maxCoupons": "max_coupons"}
@@ -83,6 +89,7 @@ def task_to_instance(
     templates: Templates | None = None,
     demos: Sequence[Task] = (),
     variant: Mapping[str, Any] | None = None,
+    edit: Mapping[str, Any] | None = None,
 ) -> Instance:
     """The Instance a task is run as, in the chosen prompt variant and protocol."""
     info = task.info
@@ -115,6 +122,7 @@ def task_to_instance(
             "gold": task.gold,
             "protocol": {"name": protocol.name, **protocol.as_dict()},
             **({"variant": dict(variant)} if variant else {}),
+            **_edit_metadata(edit),
             "answer_key": {
                 "kind": info.kind,
                 "gold": task.gold,
@@ -124,6 +132,20 @@ def task_to_instance(
             },
         },
     )
+
+
+def _edit_metadata(edit: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Scalar keys for reports (``rule_edit``, ``edit_pair``, ``edit_original_answer``)."""
+    if edit is None:
+        return {}
+    if "edited_id" in edit:
+        return {"rule_edit": "original", "edit_pair": edit["edited_id"]}
+    return {
+        "rule_edit": "edited",
+        "edit_pair": edit["original_id"],
+        "edit_original_answer": edit["original_answer"],
+        "edit": dict(edit),
+    }
 
 
 def subset(tasks: Sequence[Task], per_category: int) -> list[Task]:
@@ -167,6 +189,9 @@ class GuideBenchSuite:
         self.rewrite: str | None = values.get("rewrite")
         if self.rewrite is not None and self.rewrite not in _REWRITES:
             raise SpecError(f"expected one of {list(_REWRITES)}", field="spec.options.rewrite")
+        self.rule_edit: bool = values.get("rule_edit", False)
+        if not isinstance(self.rule_edit, bool):
+            raise SpecError("expected true or false", field="spec.options.ruleEdit")
         self.seed: int = values.get("seed", 0)
         if isinstance(self.seed, bool) or not isinstance(self.seed, int):
             raise SpecError("expected an integer", field="spec.options.seed")
@@ -211,10 +236,18 @@ class GuideBenchSuite:
         pool = tasks
         if self.per_category is not None:
             tasks = subset(tasks, self.per_category)
+        edits = self._edits(tasks, file) if self.rule_edit else {}
         templates = read_templates(self.template_files, base_dir, file)
         variant = self.variant()
         out = []
-        for task in tasks:
+        runs: list[tuple[Task, dict[str, Any] | None]] = []
+        for original in tasks:
+            if original.id in edits:
+                edited, what = edits[original.id]
+                runs += [(original, {"edited_id": edited.id}), (edited, what)]
+            else:
+                runs.append((original, None))
+        for task, change in runs:
             shown = self._transformed(task, file)
             demos = (
                 [self._transformed(d, file) for d in pick_demos(pool, task, self.seed)]
@@ -230,9 +263,28 @@ class GuideBenchSuite:
                     templates=templates,
                     demos=demos,
                     variant=variant,
+                    edit=change,
                 )
             )
         return out
+
+    def _edits(self, tasks: Sequence[Task], file: str) -> dict[str, tuple[Task, dict[str, Any]]]:
+        """Original id → (its edited copy, what was edited), for the tasks that allow it."""
+        found = {}
+        for task in tasks:
+            made = edit_rule(task, self.seed)
+            if made is not None:
+                found[task.id] = made
+        if not found:
+            raise SpecError(
+                "ruleEdit: none of the tasks can be edited: rule edits need coupon-math tasks "
+                "with their structured problem (generated tasks: source generate, or a file "
+                "written by adhere generate guidebench-coupons); the published data has none "
+                "(docs/guidebench.md, 'Rule edits')",
+                file=file,
+                field="spec.options.ruleEdit",
+            )
+        return found
 
     def variant(self) -> dict[str, Any]:
         """The Table 3 formulation chosen (empty: the original)."""
@@ -306,6 +358,7 @@ class GuideBenchSuite:
             reasoning=instance.metadata.get("reasoning", "cot") == "cot",
             wrong=wrong,
             frame=str((instance.metadata.get("protocol") or {}).get("prompt", "adhere")),
+            old=instance.metadata.get("edit_original_answer"),
         )
 
     def breakdowns(self) -> Sequence[str]:

@@ -112,3 +112,24 @@ def test_report_tables_from_verdicts() -> None:
 def test_no_tables_for_other_suites() -> None:
     other = ScoredTrial(keys={"model": "m", "category": "Skill"}, status="ok", verdicts=[])
     assert report_tables([other]) == ([], [])
+
+
+def test_rule_edit_table_by_hand() -> None:
+    def pair(n, original_ok, edited_got):
+        gold, new = "100", "90"
+        outcome = "correct" if original_ok else "wrong"
+        o = trial("m", "math", gold, gold if original_ok else "1", outcome)
+        o.keys.update(instance=f"t{n}", rule_edit="original", edit_pair=f"t{n}-edit")
+        outcome = "correct" if edited_got == new else ("invalid" if edited_got is None else "wrong")
+        e = trial("m", "math", new, edited_got, outcome)
+        e.keys.update(
+            instance=f"t{n}-edit", rule_edit="edited", edit_pair=f"t{n}", edit_original_answer=gold
+        )
+        return [o, e]
+
+    trials = [*pair(1, True, "90"), *pair(2, True, "100"), *pair(3, False, "100.0")]
+    trials += pair(4, True, None)
+    table = next(t for t in report_tables(trials)[1] if t.title.startswith("GuideBench rule edits"))
+    # 4 pairs: originals right 3/4; edited right 1/4; the old answer (100, 100.0) twice;
+    # both right once (pair 1)
+    assert table.rows == [["m", "4", "75.0%", "25.0%", "2", "1"]]
