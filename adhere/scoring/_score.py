@@ -197,12 +197,15 @@ class DecidedChecks:
         suite_verdicts: How many of them the suite decided.
         verifier_verdicts: How many of them a deterministic verifier decided.
         to_judge: The remaining checks, in the instance's order.
+        calls: Records of the judge-panel calls a suite's evidence requests made (the Ray
+            verification actors send them back; in process they are logged as made).
     """
 
     verdicts: dict[str, Verdict]
     suite_verdicts: int
     verifier_verdicts: int
     to_judge: list[Check]
+    calls: tuple[JudgeCallRecord, ...] = ()
 
 
 def decide_checks(
