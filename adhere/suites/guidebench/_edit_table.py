@@ -1,6 +1,6 @@
 """The rule-edit table (Appendix B.6): does the answer follow an edited rule? Pure.
 
-Per model, over the pairs whose original and edited task both ran: accuracy on the
+Per model, over the pairs whose original and edited task both ran and were decided: accuracy on the
 originals, accuracy on the edited tasks (the answer followed the edit), how many edited
 tasks were answered with the answer from before the edit (the edit was ignored), and
 how many pairs were right on both sides.
@@ -31,6 +31,7 @@ def edit_table(
             for a in mine
             if a.edit == "edited" and a.edit_pair is not None and a.edit_pair in by_instance
         ]
+        pairs = [(o, e) for o, e in pairs if "undecided" not in (o.outcome, e.outcome)]
         if not pairs:
             continue
         n = len(pairs)

@@ -69,6 +69,8 @@ class Scores:
     precision: float | None
     recall: float | None
     f1: float | None
+    undecided: int = 0
+    """Answers left out: their check errored (e.g. the LLM parser gave none)."""
 
     @property
     def accuracy(self) -> float | None:
@@ -96,9 +98,12 @@ def macro_prf(pairs: Sequence[tuple[str | None, str | None]]) -> tuple[float, fl
 
 
 def score(answers: Sequence[Answer]) -> Scores:
-    """Accuracy, macro P/R/F1 and counts of one category."""
+    """Accuracy, macro P/R/F1 and counts of one category (undecided answers left out)."""
+    undecided = sum(1 for a in answers if a.outcome == "undecided")
+    answers = [a for a in answers if a.outcome != "undecided"]
     prf = macro_prf([(a.gold, a.predicted) for a in answers])
     return Scores(
+        undecided=undecided,
         tasks=len(answers),
         correct=sum(1 for a in answers if a.outcome == "correct"),
         invalid=sum(1 for a in answers if a.outcome == "invalid"),
@@ -120,6 +125,7 @@ def overall(per_category: dict[str, Scores]) -> Scores:
         return sum(n * v for n, v in defined) / weight if weight else None
 
     return Scores(
+        undecided=sum(s.undecided for s in per_category.values()),
         tasks=tasks,
         correct=sum(s.correct for s in per_category.values()),
         invalid=sum(s.invalid for s in per_category.values()),
@@ -134,7 +140,10 @@ def answers_by_group(
     trials: Iterable[ScoredTrial],
 ) -> tuple[list[str], dict[tuple[str, ...], list[Answer]]]:
     """Answers of GuideBench trials grouped by model (and scaffold when several)."""
-    trials = [t for t in trials if t.keys.get("category") in CATEGORIES]
+    # a trial the model service failed is not scored (as in every rate)
+    trials = [
+        t for t in trials if t.keys.get("category") in CATEGORIES and t.status != "upstream_fault"
+    ]
     scaffolds = {t.keys.get("scaffold") for t in trials}
     group = ["model", "scaffold"] if len(scaffolds) > 1 else ["model"]
     out: dict[tuple[str, ...], list[Answer]] = defaultdict(list)
@@ -144,7 +153,8 @@ def answers_by_group(
         verdict = next((v for v in trial.verdicts if v.check_id == "answer"), None)
         details = verdict.details if verdict is not None else {}
         if verdict is None or verdict.result == "error":
-            outcome = "error"
+            # a failed run is a wrong answer; an ok run whose check errored is undecided
+            outcome = "error" if trial.status != "ok" else "undecided"
         else:
             outcome = str(details.get("category", "wrong"))
         got = details.get("label", details.get("got"))  # label: the paper's placeholder
@@ -224,6 +234,7 @@ def report_tables(trials: Iterable[ScoredTrial]) -> tuple[list[Table], list[Tabl
                     _num(s.f1),
                     str(s.invalid),
                     str(s.normalized),
+                    str(s.undecided),
                 ]
             )
     paper = [
@@ -234,9 +245,9 @@ def report_tables(trials: Iterable[ScoredTrial]) -> tuple[list[Table], list[Tabl
         ),
         Table(
             title="GuideBench per category: accuracy; macro precision (P), recall (R), F1 in %; "
-            "invalid and normalized answers",
+            "invalid and normalized answers; undecided (left out)",
             header=[*group, "category", "tasks", "accuracy", "P", "R", "F1",
-                    "invalid", "normalized"],
+                    "invalid", "normalized", "undecided"],
             rows=detail_rows,
         ),
     ]  # fmt: skip

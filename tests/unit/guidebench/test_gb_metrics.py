@@ -93,15 +93,15 @@ def test_report_tables_from_verdicts() -> None:
     # category: tasks, accuracy, P, R, F1, invalid, normalized. Chat as in the hand-worked
     # case above plus a failed trial with gold B: B's recall drops to 1/2, so
     # R = (1/2 + 1/2 + 0)/3 = 33.3 and F1 = (2/3 + 1/2 + 0)/3 = 38.9.
-    assert rows["chat"][2:] == ["5", "40.0%", "50.0", "33.3", "38.9", "1", "1"]
+    assert rows["chat"][2:] == ["5", "40.0%", "50.0", "33.3", "38.9", "1", "1", "0"]
     # math labels {170, 535, 545, 900}: only 170 is right (P 1, R 1), the rest P 0, R 0
-    assert rows["math"][2:] == ["3", "33.3%", "25.0", "25.0", "25.0", "0", "1"]
+    assert rows["math"][2:] == ["3", "33.3%", "25.0", "25.0", "25.0", "0", "1", "0"]
     # overall P = (5 · 50 + 3 · 25)/8, R = (5 · 33.3 + 3 · 25)/8, F1 = (5 · 38.9 + 3 · 25)/8
     p = (5 * 0.5 + 3 * 0.25) / 8
     r = (5 * (1 / 3) + 3 * 0.25) / 8
     f1 = (5 * (2 / 3 + 1 / 2) / 3 + 3 * 0.25) / 8
     assert rows["overall"][2:] == [
-        "8", "37.5%", f"{p * 100:.1f}", f"{r * 100:.1f}", f"{f1 * 100:.1f}", "1", "2",
+        "8", "37.5%", f"{p * 100:.1f}", f"{r * 100:.1f}", f"{f1 * 100:.1f}", "1", "2", "0",
     ]  # fmt: skip
     updates, steps = extra
     assert updates.rows == [["m", "math", "1", "100.0%", "2", "0.0%"]]
@@ -133,3 +133,18 @@ def test_rule_edit_table_by_hand() -> None:
     # 4 pairs: originals right 3/4; edited right 1/4; the old answer (100, 100.0) twice;
     # both right once (pair 1)
     assert table.rows == [["m", "4", "75.0%", "25.0%", "2", "1"]]
+
+
+def test_undecided_answers_and_upstream_faults_are_left_out() -> None:
+    decided = [trial("m", "price", "1", "1", "correct"), trial("m", "price", "0", "1", "wrong")]
+    # the run finished but its check errored (the LLM parser gave no answer): undecided
+    errored = ScoredTrial(
+        keys={"model": "m", "category": "price", "gold": "1"},
+        status="ok",
+        verdicts=[Verdict(check_id="answer", result="error", decided_by="guidebench.llm-parse")],
+    )
+    fault = trial("m", "price", "1", None, "error", status="upstream_fault")
+    failed = trial("m", "price", "1", None, "error", status="error")  # a failed run: wrong
+    main, detail = report_tables([*decided, errored, fault, failed])[0]
+    assert main.rows == [["m", "33.3%", "33.3%"]]  # 1 right of 3 decided
+    assert detail.rows[0][2:4] == ["3", "33.3%"] and detail.rows[0][-1] == "1"
