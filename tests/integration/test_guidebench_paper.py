@@ -7,6 +7,7 @@ recomputed by hand from the stored verdicts.
 
 import json
 from collections import Counter
+from fractions import Fraction
 from pathlib import Path
 
 from adhere.artifacts import RolloutStore
@@ -104,3 +105,40 @@ def test_llm_parsing_through_the_judge_panel_and_its_agreement(tmp_path: Path) -
     assert overall["replies"] == str(n)
     assert overall["same answer"] == str(same)
     assert overall["Cohen's κ (verdict)"] == f"{kappa:.3f}"
+
+
+def test_table3_and_rule_edit_example_rollouts(tmp_path: Path) -> None:
+    text = (EXAMPLE / "table3.yaml").read_text(encoding="utf-8")
+    (tmp_path / "table3.yaml").write_text(text.replace("file://../../runs", "file://./runs"))
+    for name in ("program", "edits"):
+        proc = run_cli("run", str(tmp_path / "table3.yaml"), "--rollout", f"gb-table3-{name}",
+                       "--quiet", timeout=600)  # fmt: skip
+        assert proc.returncode in (0, 3), proc.stderr
+    program = RolloutStore(open_store(str(tmp_path / "runs")), "gb-table3-program")
+    turns = [i.turns[0] for i in program.read_instances()]
+    assert len(turns) == 20 and all("def apply_c1(amount):" in t for t in turns)
+    assert all(i.metadata["variant"] == {"rewrite": "program"} for i in program.read_instances())
+
+    proc = run_cli("report", str(tmp_path / "runs" / "gb-table3-edits"), "--format", "json",
+                   "--allow-incomplete", timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    table = next(t for t in report["breakdowns"] if t["title"].startswith("GuideBench rule ed"))
+    rows = {r["model"]: r for r in table["rows"]}
+    assert rows["oracle"]["pairs"] == "20" and rows["oracle"]["both right"] == "20"
+    # by hand from the stored verdicts: the noisy policy's wrong answers on edited tasks
+    # are the answers from before the edit (some written 1868.50, which is the same amount)
+    store = RolloutStore(open_store(str(tmp_path / "runs")), "gb-table3-edits")
+    instances = {i.id: i for i in store.read_instances()}
+    kept = 0
+    for stored in store.iter_trials():
+        trial = stored.result.trial
+        instance = instances[trial.instance]
+        if trial.model != "noisy" or instance.metadata.get("rule_edit") != "edited":
+            continue
+        (verdict,) = store.read_verdicts(trial)
+        got = verdict.details["got"]  # as the paper's parser keeps it: "1868.50" is 1868.5
+        kept += got is not None and Fraction(str(got)) == Fraction(
+            instance.metadata["edit_original_answer"]
+        )
+    assert kept > 0 and rows["noisy"]["edited answered with the old answer"] == str(kept)
