@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from string import Template
 
+from adhere.errors import SpecError
 from adhere.suites.guidebench._paper import (
     answer_fields,
     paper_prompt,
@@ -52,7 +53,14 @@ def _user(
     values = template_values(task, guidelines=guidelines, shots=shots)
     mine = templates.user_for(kind)
     if mine is not None:
-        return fill(mine, values, kind if kind in templates.texts else "user")
+        key = kind if kind in templates.texts else "user"
+        if shots and "shots" not in Template(mine[0]).get_identifiers():
+            raise SpecError(
+                "shots: 2 needs $shots in the template (where the worked examples go)",
+                file=mine[1],
+                field=f"spec.options.templates.{key}",
+            )
+        return fill(mine, values, key)
     if protocol.prompt == "paper":
         return Template(paper_prompt(task, guidelines=guidelines, reasoning=reasoning)).substitute(
             values

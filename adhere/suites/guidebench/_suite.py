@@ -120,7 +120,13 @@ def task_to_instance(
             "reasoning": "cot" if reasoning else "direct",
             "index": task.index,
             "gold": task.gold,
-            "protocol": {"name": protocol.name, **protocol.as_dict()},
+            # the default protocol adds nothing, so instances (and the fingerprints of
+            # earlier runs) stay as they were
+            **(
+                {"protocol": {"name": protocol.name, **protocol.as_dict()}}
+                if protocol != Protocol()
+                else {}
+            ),
             **({"variant": dict(variant)} if variant else {}),
             **_edit_metadata(edit),
             "answer_key": {
@@ -128,7 +134,7 @@ def task_to_instance(
                 "gold": task.gold,
                 "options": [letter for letter, _ in task.options],
                 "analysis": task.analysis,
-                "reference": task.published_reference,
+                **({"reference": task.published_reference} if protocol.parse != "adhere" else {}),
             },
         },
     )

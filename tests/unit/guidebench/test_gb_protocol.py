@@ -152,3 +152,28 @@ def test_templates_replace_the_wording(tmp_path: Path) -> None:
     assert caught.value.field == "spec.options.templates.user"
     with pytest.raises(SpecError, match="templates"):
         get_suite("guidebench", templates={"assistant": "x.txt"})
+
+
+def test_the_default_adds_nothing_to_instances(both) -> None:
+    # default instances are as before protocols existed, so earlier runs' fingerprints hold
+    (_, mine), (_, paper) = both
+    assert set(mine["price"].metadata) == {
+        "category", "rule_update", "source", "guidelines", "reasoning", "index", "gold",
+        "answer_key",
+    }  # fmt: skip
+    assert set(mine["price"].metadata["answer_key"]) == {"kind", "gold", "options", "analysis"}
+    assert paper["price"].metadata["answer_key"]["reference"] == int(
+        paper["price"].metadata["gold"]
+    )
+
+
+def test_shots_need_a_place_in_a_template(tmp_path: Path) -> None:
+    (tmp_path / "u.txt").write_text("$instruction $context", encoding="utf-8")
+    spec = BenchmarkSpec.model_validate({"suite": "guidebench", "source": {"path": str(DATA)}})
+    suite = get_suite("guidebench", perCategory=1, shots=2, templates={"user": "u.txt"})
+    with pytest.raises(SpecError, match=r"\$shots") as caught:
+        suite.load(spec, base_dir=tmp_path)
+    assert caught.value.file == str(tmp_path / "u.txt")
+    (tmp_path / "u.txt").write_text("$shots$instruction $context", encoding="utf-8")
+    loaded = suite.load(spec, base_dir=tmp_path)
+    assert all(i.turns[0].count("的回答】") == 2 for i in loaded)
