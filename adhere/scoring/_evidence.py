@@ -34,7 +34,7 @@ from adhere.core import (
     SandboxRun,
     Trajectory,
 )
-from adhere.judging import PanelJudge
+from adhere.judging import PanelJudge, VerdictCache
 from adhere.sandbox import (
     Environment,
     Limits,
@@ -91,11 +91,13 @@ async def gather_evidence(
     instance: Instance,
     trajectory: Trajectory,
     judges: Sequence[PanelJudge] | None = None,
+    cache: VerdictCache | None = None,
 ) -> dict[str, Evidence] | None:
     """The suite's evidence for one trial (``None`` when the suite asks for none).
 
     ``judges``: the rollout's panel, which answers :class:`ModelAsk` requests
-    (``None`` or empty: those become ``error`` evidence naming the missing panel).
+    (``None`` or empty: those become ``error`` evidence naming the missing panel);
+    ``cache`` keeps their replies (:mod:`adhere.scoring._model_ask`).
     """
     if not wants_evidence(suite):
         return None
@@ -110,7 +112,7 @@ async def gather_evidence(
     found = await asyncio.gather(*(sandbox_evidence(r) for r in sandbox))
     out = {e.id: e for e in found}
     asks = [r for r in requests if isinstance(r, ModelAsk)]
-    answered = await asyncio.gather(*(ask_panel(r, judges or ()) for r in asks))
+    answered = await asyncio.gather(*(ask_panel(r, judges or (), cache) for r in asks))
     out.update({e.id: e for e in answered})
     if ruff:
         if _ruff_executor is None:

@@ -298,7 +298,7 @@ async def score_trial(
     if trajectory is None:
         summary.problems.append(f"{trial.id}: no trajectory stored")
         return
-    evidence = await gather_evidence(suite, instance, trajectory, judges if panel else None)
+    evidence = await gather_evidence(suite, instance, trajectory, judges if panel else None, cache)
     decided = decide_checks(instance, trajectory, suite, evidence)
     judged = None
     if decided.to_judge and judges and panel is not None:

@@ -106,6 +106,15 @@ def test_llm_parsing_through_the_judge_panel_and_its_agreement(tmp_path: Path) -
     assert overall["same answer"] == str(same)
     assert overall["Cohen's κ (verdict)"] == f"{kappa:.3f}"
 
+    # scoring again asks the panel nothing: the extractions are kept in the verdict cache
+    run = tmp_path / "runs" / "guidebench-paper-llm"
+    before = (run / "judge_calls.jsonl").read_text()
+    proc = run_cli("score", str(run), "--format", "json", "--allow-incomplete", timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["scoring"]["judge_calls"] == 0
+    assert (run / "judge_calls.jsonl").read_text() == before
+    assert verdicts(tmp_path, "guidebench-paper-llm") == stored
+
 
 def test_table3_and_rule_edit_example_rollouts(tmp_path: Path) -> None:
     text = (EXAMPLE / "table3.yaml").read_text(encoding="utf-8")
