@@ -151,3 +151,23 @@ def test_table3_and_rule_edit_example_rollouts(tmp_path: Path) -> None:
             instance.metadata["edit_original_answer"]
         )
     assert kept > 0 and rows["noisy"]["edited answered with the old answer"] == str(kept)
+
+
+def test_table3_on_the_published_math_tasks(tmp_path: Path) -> None:
+    text = (EXAMPLE / "table3-published.yaml").read_text(encoding="utf-8")
+    text = text.replace("path: ../../../shared/data/guidebench/", f"path: {DATA}/")
+    (tmp_path / "t3.yaml").write_text(text.replace("file://../../runs", "file://./runs"))
+    counts = {}
+    for name in ("original", "program", "math", "reorder", "shots"):
+        proc = run_cli("plan", str(tmp_path / "t3.yaml"), "--rollout", f"gb-t3-{name}")
+        assert proc.returncode == 0, proc.stderr
+        counts[name] = proc.stdout.split(" instances")[0].rsplit(" ", 1)[-1]
+    assert counts == {"original": "52", "program": "42", "math": "42", "reorder": "52",
+                      "shots": "52"}  # fmt: skip
+    proc = run_cli("run", str(tmp_path / "t3.yaml"), "--rollout", "gb-t3-math", "--quiet",
+                   timeout=600)  # fmt: skip
+    assert proc.returncode in (0, 3), proc.stderr
+    store = RolloutStore(open_store(str(tmp_path / "runs")), "gb-t3-math")
+    oracle = [v["result"] for m, _, v in verdicts(tmp_path, "gb-t3-math") if m == "oracle"]
+    assert len(oracle) == 42 and set(oracle) == {"pass"}
+    assert all("规则公式" in i.turns[0] for i in store.read_instances())

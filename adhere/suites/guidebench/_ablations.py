@@ -9,9 +9,11 @@
 - ``rewrite: math`` (the paper's Equivalent Math): the same rules as mathematical
   expressions.
 
-The rewrites need the task's structured coupon problem, which generated coupon tasks
-carry; the paper converted the published tasks with GPT-4o (PoT) and by hand
-(Equivalent Math) and did not publish the conversions (docs/guidebench.md).
+The rewrites need the task's structured coupon problem: generated coupon tasks carry
+it; for the published math tasks this project's reading of each task is used where it
+reproduces the published answer (42 of 52). The paper converted the published tasks
+with GPT-4o (PoT) and by hand (Equivalent Math) and did not publish the conversions
+(docs/guidebench.md).
 """
 
 from __future__ import annotations
@@ -21,13 +23,18 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Literal
 
-from adhere.errors import SpecError
 from adhere.suites.guidebench._coupon_json import problem_from_json
-from adhere.suites.guidebench._coupon_text import CATEGORY_NAMES, KIND_NAMES, WEEKDAY_NAMES
+from adhere.suites.guidebench._coupon_text import (
+    CATEGORY_NAMES,
+    KIND_NAMES,
+    WEEKDAY_NAMES,
+    coupon_title,
+)
 from adhere.suites.guidebench._coupons import Coupon, Kind, Policy, Problem, Window, money
+from adhere.suites.guidebench._published_math import reading_of
 from adhere.suites.guidebench._task import Rule, Task
 
-__all__ = ["Rewrite", "pick_demos", "reorder", "rewrite"]
+__all__ = ["Rewrite", "pick_demos", "reorder", "rewrite", "structured_problem"]
 
 Rewrite = Literal["program", "math"]
 
@@ -62,9 +69,18 @@ def pick_demos(pool: Sequence[Task], task: Task, seed: int, n: int = 2) -> list[
 
 
 def _names(categories: frozenset[str] | None) -> str:
-    return (
-        "全部" if categories is None else "、".join(CATEGORY_NAMES[c] for c in sorted(categories))
-    )
+    return "全部" if categories is None else "、".join(_name(c) for c in sorted(categories))
+
+
+def _name(category: str) -> str:
+    """A category's Chinese name (the readings' ``other``: goods of no named category)."""
+    return CATEGORY_NAMES.get(category, "其他商品")
+
+
+def _numbered(problem: Problem) -> Problem:
+    """The problem with its coupons named ``c1``, ``c2`` … (names usable in code)."""
+    coupons = tuple(replace(c, id=f"c{n}") for n, c in enumerate(problem.coupons, 1))
+    return replace(problem, coupons=coupons)
 
 
 def _window_code(window: Window) -> str:
@@ -77,15 +93,12 @@ def _window_code(window: Window) -> str:
 
 
 def _coupon_program(coupon: Coupon) -> str:
-    include = (
-        "None"
-        if coupon.include is None
-        else repr(sorted(CATEGORY_NAMES[c] for c in coupon.include))
-    )
-    exclude = repr(sorted(CATEGORY_NAMES[c] for c in coupon.exclude))
-    refuses = "ALL" if coupon.alone else repr(sorted(KIND_NAMES[k] for k in coupon.forbids))
+    include = "None" if coupon.include is None else repr(sorted(_name(c) for c in coupon.include))
+    exclude = repr(sorted(_name(c) for c in coupon.exclude))
+    refused = set(Kind) if coupon.alone else coupon.forbids  # alone: stacks with nothing
+    refuses = repr(sorted(KIND_NAMES[k] for k in refused))
     lines = [
-        f"# {KIND_NAMES[coupon.kind]} {coupon.id}（每个订单最多用一次）",
+        f"# {KIND_NAMES[coupon.kind]} {coupon.id}：{coupon_title(coupon)}（每个订单最多用一次）",
         f"def eligible_{coupon.id}(category):",
         f"    return ({include} is None or category in {include}) and category not in {exclude}",
         f"def usable_{coupon.id}(day, weekday):",
@@ -155,7 +168,7 @@ def _coupon_math(coupon: Coupon) -> str:
         effect = f"x′ = max(0, x − {money(coupon.amount)}){gate}"
     refuses = "全部" if coupon.alone else (_kinds(coupon.forbids) or "无")
     return (
-        f"{coupon.id}（{KIND_NAMES[coupon.kind]}）：{scope}；{x}；{effect}；"
+        f"{coupon.id}（{KIND_NAMES[coupon.kind]}，{coupon_title(coupon)}）：{scope}；{x}；{effect}；"
         f"可用条件：{_window_math(coupon.window)}；每单 ≤ 1 张；不可叠加：{refuses}"
     )
 
@@ -180,21 +193,28 @@ def _policy_math(policy: Policy) -> str:
     )
 
 
-def rewrite(task: Task, how: Rewrite) -> Task:
+def structured_problem(task: Task) -> Problem | None:
+    """The task's coupon problem, or ``None``.
+
+    A generated task's own, or this project's reading of a published math task where
+    that reading reproduces the published answer.
+    """
+    if task.problem is not None:
+        return problem_from_json(task.problem, where=task.id)
+    if task.category == "math" and task.source == "published":
+        return reading_of(task.index, task.gold)
+    return None
+
+
+def rewrite(task: Task, how: Rewrite) -> Task | None:
     """``task`` with its rules rewritten as a program or as formulas (see the docstring).
 
-    Raises:
-        SpecError: the task carries no structured coupon problem.
+    ``None`` for a task with no structured problem (:func:`structured_problem`).
     """
-    if task.problem is None:
-        raise SpecError(
-            f"task {task.id!r} has no structured coupon problem: rewrite: {how} needs coupon "
-            "tasks made by the generator (source generate, or a file written by adhere "
-            "generate guidebench-coupons); the paper's conversions of the published tasks "
-            "are not public",
-            field="spec.options.rewrite",
-        )
-    problem: Problem = problem_from_json(task.problem, where=task.id)
+    found = structured_problem(task)
+    if found is None:
+        return None
+    problem = _numbered(found)
     if how == "program":
         texts = [_coupon_program(c) for c in problem.coupons] + [_policy_program(problem.policy)]
         kind = PROGRAM_TYPE

@@ -198,6 +198,9 @@ class GuideBenchSuite:
         self.rule_edit: bool = values.get("rule_edit", False)
         if not isinstance(self.rule_edit, bool):
             raise SpecError("expected true or false", field="spec.options.ruleEdit")
+        if self.rule_edit and self.rewrite is not None:
+            raise SpecError("ruleEdit edits rules as written: choose it or rewrite, not both",
+                            field="spec.options.ruleEdit")  # fmt: skip
         self.seed: int = values.get("seed", 0)
         if isinstance(self.seed, bool) or not isinstance(self.seed, int):
             raise SpecError("expected an integer", field="spec.options.seed")
@@ -242,6 +245,10 @@ class GuideBenchSuite:
         pool = tasks
         if self.per_category is not None:
             tasks = subset(tasks, self.per_category)
+        if self.rewrite is not None:
+            pool = self._rewritten(pool, file)
+            rewritten = {t.id: t for t in pool}
+            tasks = [rewritten[t.id] for t in tasks if t.id in rewritten]
         edits = self._edits(tasks, file) if self.rule_edit else {}
         templates = read_templates(self.template_files, base_dir, file)
         variant = self.variant()
@@ -305,12 +312,20 @@ class GuideBenchSuite:
             chosen["seed"] = self.seed
         return chosen
 
+    def _rewritten(self, tasks: Sequence[Task], file: str) -> list[Task]:
+        """The tasks ``rewrite`` can rewrite, rewritten (the others are left out)."""
+        out = [t for t in (rewrite(task, self.rewrite) for task in tasks) if t is not None]  # type: ignore[arg-type]
+        if not out:
+            raise SpecError(
+                f"rewrite: {self.rewrite}: none of the tasks has a structured coupon problem "
+                "(generated coupon tasks, or the published math tasks whose reading "
+                "reproduces the published answer; docs/guidebench.md, 'Table 3 formulations')",
+                file=file,
+                field="spec.options.rewrite",
+            )
+        return out
+
     def _transformed(self, task: Task, file: str) -> Task:
-        if self.rewrite is not None:
-            try:
-                task = rewrite(task, self.rewrite)  # type: ignore[arg-type]
-            except SpecError as exc:
-                raise SpecError(exc.message, file=file, field=exc.field) from None
         if self.reorder:
             task = reorder(task, self.seed)
         return task

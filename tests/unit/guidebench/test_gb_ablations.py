@@ -10,9 +10,10 @@ from adhere.spec import BenchmarkSpec
 from adhere.suites import get_suite
 from adhere.suites.guidebench import CouponParams, generate_coupon_tasks, reorder, rewrite
 from adhere.suites.guidebench._coupon_json import problem_from_json
-from adhere.suites.guidebench._coupon_text import CATEGORY_NAMES, KIND_NAMES
+from adhere.suites.guidebench._coupon_text import CATEGORY_NAMES, KIND_NAMES, coupon_title
 from adhere.suites.guidebench._coupons import Kind, Purchase, money, robust_total
 from adhere.suites.guidebench._load import parse_task
+from adhere.suites.guidebench._published_math import reading_of
 from adhere.suites.guidebench._rule_edit import edit_rule
 
 DATA = Path(__file__).resolve().parents[4] / "shared" / "data" / "guidebench"
@@ -81,33 +82,39 @@ def _run(program: str) -> dict:
     return scope
 
 
+def check_program(scope: dict, coupon, cid: str) -> None:
+    """The coupon's program agrees with the coupon model on every input tried."""
+    for category in [*CATEGORY_NAMES, "other"]:
+        name = CATEGORY_NAMES.get(category, "其他商品")
+        assert scope[f"eligible_{cid}"](name) == coupon.applies_to(category)
+    for day in range(1, 32):
+        for weekday in range(7):
+            ok = coupon.window.allows(Purchase(day, weekday))
+            assert scope[f"usable_{cid}"](day, weekday) == ok
+    for amount in (Fraction(0), Fraction(99), Fraction(400), Fraction(650), Fraction(1250)):
+        # the program works in floats, as a program would: equal up to rounding
+        got = Fraction(scope[f"apply_{cid}"](int(amount))).limit_denominator(1000)
+        if coupon.kind == Kind.DISCOUNT:
+            want = amount * coupon.rate
+        elif amount < coupon.threshold:
+            want = amount
+        elif coupon.kind == Kind.THRESHOLD:
+            want = amount - coupon.amount
+        else:
+            want = max(Fraction(0), amount - coupon.amount)
+        assert got == want
+    kinds = set(Kind) if coupon.alone else coupon.forbids
+    assert scope[f"REFUSES_{cid}"] == sorted(KIND_NAMES[k] for k in kinds)
+
+
 def test_program_rewrite_is_executable_and_equivalent_to_the_coupons(generated) -> None:
     for task in generated:
         problem = problem_from_json(task.problem, where=task.id)
         shown = rewrite(task, "program")
         assert len(shown.guidelines) == len(problem.coupons) + 1
         assert {r.type for r in shown.guidelines} == {"规则程序"}
-        for coupon, rule in zip(problem.coupons, shown.guidelines, strict=False):
-            scope = _run(rule.rule_text)
-            for category, name in CATEGORY_NAMES.items():
-                assert scope[f"eligible_{coupon.id}"](name) == coupon.applies_to(category)
-            for day in range(1, 32):
-                for weekday in range(7):
-                    ok = coupon.window.allows(Purchase(day, weekday))
-                    assert scope[f"usable_{coupon.id}"](day, weekday) == ok
-            for amount in (Fraction(0), Fraction(99), Fraction(400), Fraction(1250)):
-                # the program works in floats, as a program would: equal up to rounding
-                got = Fraction(scope[f"apply_{coupon.id}"](int(amount))).limit_denominator(1000)
-                if coupon.kind == Kind.DISCOUNT:
-                    want = amount * coupon.rate
-                elif coupon.kind == Kind.THRESHOLD:
-                    want = amount - coupon.amount if amount >= coupon.threshold else amount
-                else:
-                    want = max(Fraction(0), amount - coupon.amount)
-                assert got == want
-            refused = scope[f"REFUSES_{coupon.id}"]
-            expected = "ALL" if coupon.alone else sorted(KIND_NAMES[k] for k in coupon.forbids)
-            assert refused == expected
+        for n, (coupon, rule) in enumerate(zip(problem.coupons, shown.guidelines, strict=False)):
+            check_program(_run(rule.rule_text), coupon, f"c{n + 1}")
         policy = _run(shown.guidelines[-1].rule_text)
         assert policy["ORDER"] == [KIND_NAMES[k] for k in problem.policy.order]
 
@@ -118,7 +125,9 @@ def test_math_rewrite_states_every_coupon_as_formulas(generated) -> None:
         shown = rewrite(task, "math")
         for coupon, rule in zip(problem.coupons, shown.guidelines, strict=False):
             text = rule.rule_text
-            assert text.startswith(f"{coupon.id}（{KIND_NAMES[coupon.kind]}）")
+            assert text.startswith(
+                f"{coupon.id}（{KIND_NAMES[coupon.kind]}，{coupon_title(coupon)}）："
+            )
             assert "x = Σ_{i∈S} p_i" in text
             if coupon.kind == Kind.DISCOUNT:
                 assert f"x′ = {coupon.rate.numerator / coupon.rate.denominator:g} · x" in text
@@ -129,12 +138,37 @@ def test_math_rewrite_states_every_coupon_as_formulas(generated) -> None:
 def test_rewrites_need_a_structured_problem(tmp_path: Path) -> None:
     suite = get_suite("guidebench", rewrite="program")
     with pytest.raises(SpecError, match="structured coupon problem") as caught:
-        suite.load(spec(path=str(DATA / "math_tasks.json")), base_dir=tmp_path, file="b.yaml")
+        suite.load(spec(path=str(DATA / "price_tasks.json")), base_dir=tmp_path, file="b.yaml")
     assert caught.value.field == "spec.options.rewrite" and caught.value.file == "b.yaml"
     loaded = get_suite("guidebench", rewrite="math").load(spec(generate={"n": 3, "seed": 2}),
                                                           base_dir=tmp_path)  # fmt: skip
     assert all("规则公式" in i.turns[0] and "x′" in i.turns[0] for i in loaded)
     assert loaded[0].metadata["variant"] == {"rewrite": "math"}
+    with pytest.raises(SpecError, match="ruleEdit"):
+        get_suite("guidebench", rewrite="math", ruleEdit=True)
+
+
+def test_published_math_is_rewritten_where_the_reading_reproduces_the_answer() -> None:
+    # the whole data directory: only math tasks can be rewritten, and of them the 42
+    # whose reading gives the published answer (docs/guidebench.md lists the other 10)
+    loaded = get_suite("guidebench", rewrite="program").load(spec(path=str(DATA)),
+                                                             base_dir=Path("."))  # fmt: skip
+    assert {i.metadata["category"] for i in loaded} == {"math"}
+    left_out = sorted(set(range(52)) - {i.metadata["index"] for i in loaded})
+    assert left_out == [2, 3, 4, 13, 15, 27, 28, 30, 46, 47]
+    for instance in loaded:
+        reading = reading_of(instance.metadata["index"], instance.metadata["gold"])
+        assert reading is not None
+        for n, coupon in enumerate(reading.coupons, 1):
+            check_program(_run(_program_of(instance, n)), coupon, f"c{n}")
+
+
+def _program_of(instance, n: int) -> str:
+    """The n-th coupon's program as the prompt shows it (adhere's frame: numbered rules)."""
+    turn = instance.turns[0]
+    start = turn.index(f"{n}. （规则程序）") + len(f"{n}. （规则程序）")
+    end = turn.index(f"\n{n + 1}. （规则程序）", start)
+    return turn[start:end]
 
 
 def test_rule_edit_changes_one_rule_and_the_answer_follows(generated) -> None:
