@@ -3,7 +3,10 @@
 Loader for the public Chinese task files, the prompt frame (with or without the
 guidelines; reasoning or direct answers), answer parsing with recorded
 normalizations, per-category accuracy and macro precision/recall/F1, and an exact
-coupon solver with a generator of fresh coupon-math tasks.
+coupon solver with a generator of fresh coupon-math tasks. ``protocol: paper`` follows
+the paper's public code (its prompt frame, parsing and labels); prompts can come from
+template files; the paper's Table 3 formulations, its Appendix B.6 rule edits and its
+LLM answer parsing (through the judge panel, with the parsers' agreement) are options.
 """
 
 from adhere.suites.guidebench._ablations import pick_demos, reorder, rewrite
