@@ -158,7 +158,8 @@ def answers_by_group(
         else:
             outcome = str(details.get("category", "wrong"))
         got = details.get("label", details.get("got"))  # label: the paper's placeholder
-        expected = details.get("expected", trial.keys.get("gold"))  # failed trials: metadata
+        # a failed run's verdict has no details: the gold label from the metadata
+        expected = details.get("expected", trial.keys.get("gold_label", trial.keys.get("gold")))
         out[key].append(
             Answer(
                 category=category,

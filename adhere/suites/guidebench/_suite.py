@@ -49,6 +49,7 @@ from adhere.suites.guidebench._frame import build_prompts
 from adhere.suites.guidebench._load import load_directory, load_file, parse_task
 from adhere.suites.guidebench._metrics import VERIFIER, report_tables
 from adhere.suites.guidebench._oracle import oracle_text
+from adhere.suites.guidebench._paper import label_text
 from adhere.suites.guidebench._protocol import (
     Protocol,
     Templates,
@@ -128,6 +129,13 @@ def task_to_instance(
                 else {}
             ),
             **({"variant": dict(variant)} if variant else {}),
+            # the gold label precision/recall count under the paper's parsing (a failed
+            # run's verdict carries none)
+            **(
+                {"gold_label": label_text(task.published_reference)}
+                if protocol.parse != "adhere"
+                else {}
+            ),
             **_edit_metadata(edit),
             "answer_key": {
                 "kind": info.kind,

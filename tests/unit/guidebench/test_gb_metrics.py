@@ -148,3 +148,14 @@ def test_undecided_answers_and_upstream_faults_are_left_out() -> None:
     main, detail = report_tables([*decided, errored, fault, failed])[0]
     assert main.rows == [["m", "33.3%", "33.3%"]]  # 1 right of 3 decided
     assert detail.rows[0][2:4] == ["3", "33.3%"] and detail.rows[0][-1] == "1"
+
+
+def test_a_failed_run_counts_against_the_gold_label_the_verdicts_use() -> None:
+    # under the paper's parsing labels are JSON text; a failed run's verdict has no
+    # details, so its gold label comes from the instance metadata (gold_label)
+    ok = trial("m", "relevance", '"2（强相关）"', '"2（强相关）"', "correct")
+    failed = trial("m", "relevance", "2", None, "error", status="error")
+    failed.keys["gold_label"] = '"2（强相关）"'
+    detail = report_tables([ok, failed])[0][1]
+    # one label, P 1/1, R 1/2 (not a second, phantom label "2")
+    assert detail.rows[0][4:6] == ["100.0", "50.0"]
