@@ -71,7 +71,9 @@ def paper_prompt(task: Task, *, guidelines: bool, reasoning: bool) -> str:
     """
     kind = task.info.kind
     lines = [
-        "请根据下面的任务目标、用户规则和文案作答。",
+        "请根据下面的任务目标、用户规则和文案作答。"
+        if guidelines
+        else "请根据下面的任务目标和文案作答。",
         "任务目标：",
         "<Instruction>$instruction</Instruction>",
     ]

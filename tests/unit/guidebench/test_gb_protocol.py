@@ -177,3 +177,13 @@ def test_shots_need_a_place_in_a_template(tmp_path: Path) -> None:
     (tmp_path / "u.txt").write_text("$shots$instruction $context", encoding="utf-8")
     loaded = suite.load(spec, base_dir=tmp_path)
     assert all(i.turns[0].count("的回答】") == 2 for i in loaded)
+
+
+def test_the_papers_ablation_and_direct_frames() -> None:
+    _, bare = load(protocol="paper", guidelines=False, reasoning=False)
+    user = bare["price"].turns[0]
+    assert "<Guidelines>" not in user and "规则" not in user.split("\n")[0]
+    assert "CandidateAnalysis" not in user and "不要输出分析过程" in user  # B.11: answer only
+    oracle = get_suite("guidebench", protocol="paper", guidelines=False, reasoning=False)
+    reply = oracle.oracle_reply(bare["price"], 0, lambda item: False)
+    assert json.loads(reply) == {"CandidateAnswer": int(bare["price"].metadata["gold"])}
