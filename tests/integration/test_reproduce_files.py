@@ -108,3 +108,20 @@ def test_pacific_paper_file_plans_the_papers_grid_under_its_protocol() -> None:
     assert instances == samples
     assert per_model == {m.name: samples for m in spec.models}
     assert benchmark.spec.options["protocol"] == "paper"
+
+
+def test_guidebench_paper_files_use_its_protocol_and_every_public_category() -> None:
+    path = "examples/guidebench-paper/rollout.yaml"
+    spec = rollout(path).spec
+    per_model, instances = plan(path)
+    categories = {"price", "relevance", "math", "chat", "summary", "hallucination"}
+    benchmarks = [
+        r
+        for f in sorted((ROOT / "examples" / "guidebench-paper").glob("*.yaml"))
+        for r in load_resources(f)
+        if r.kind == "Benchmark"
+    ]
+    assert benchmarks and all(b.spec.options["protocol"] == "paper" for b in benchmarks)
+    (main,) = [b for b in benchmarks if b.metadata.name == spec.benchmark]
+    assert instances == main.spec.options["perCategory"] * len(categories)
+    assert per_model == {m.name: instances for m in spec.models}
