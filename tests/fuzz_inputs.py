@@ -166,7 +166,13 @@ def build_groups(root: Path) -> list[Group]:
             [ex / "vericode" / "llm-selected.yaml"],
             [ex / "vericode" / "llm-selected.jsonl"],
         ),
-        group("vericode-builtin", sorted((ex / "vericode").glob("[br]*.yaml"))),
+        group(
+            "vericode-builtin",
+            [
+                ex / "vericode" / n
+                for n in ("benchmark-paper.yaml", "benchmark.yaml", "rollout.yaml")
+            ],
+        ),  # rollout-paper.yaml reads keys from Secrets
         group("guidebench-coupons", sorted((ex / "guidebench-coupons").glob("*.yaml"))),
         group("kubernetes", [ex / "kubernetes" / "smoke.yaml"]),
         group("kubernetes-sweep", [ex / "kubernetes" / "sweep.yaml"]),

@@ -15,6 +15,7 @@ from adhere.artifacts._instances import decode_instances, encode_instances
 from adhere.artifacts._layout import (
     FEEDBACK,
     INSTANCES,
+    RESULT,
     SPECS,
     RolloutStore,
     StoredTrial,
@@ -40,6 +41,7 @@ __all__ = [
     "JudgeCallRecord",
     "Phase",
     "ProxyCall",
+    "RESULT",
     "RolloutStore",
     "RunProgress",
     "SPECS",

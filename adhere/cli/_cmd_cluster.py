@@ -23,8 +23,13 @@ def trial() -> None:
 @trial.command("run")
 @click.option(
     "--rollout-uri",
-    required=True,
     help="<store URI>/<rollout>, where the rollout's spec snapshot and instances are.",
+)
+@click.option(
+    "--spool",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Instead of --rollout-uri: the directory `adhere trial stage` prepared; the "
+    "trial's files go there and `adhere trial upload` copies them to the store.",
 )
 @click.option("--trial", "trial_id", required=True, help="The trial's id.")
 @click.option("--attempt", type=click.IntRange(min=1), help="Attempt number (default: next).")
@@ -38,6 +43,13 @@ def trial() -> None:
     help="Where that proxy writes <trial>/calls.jsonl (with --proxy-url).",
 )
 @click.option(
+    "--upload-wait",
+    type=click.FloatRange(min=0),
+    default=600.0,
+    show_default=True,
+    help="With --spool: seconds to wait for the uploader's acknowledgement.",
+)
+@click.option(
     "--no-sandbox",
     is_flag=True,
     help="Run the agent CLI without the agent sandbox whatever the Rollout says: the "
@@ -45,34 +57,60 @@ def trial() -> None:
     "namespaces).",
 )
 def trial_run(
-    rollout_uri: str,
+    rollout_uri: str | None,
+    spool: Path | None,
     trial_id: str,
     attempt: int | None,
     proxy_url: str | None,
     calls_dir: Path | None,
+    upload_wait: float,
     no_sandbox: bool,
 ) -> None:
     """Run exactly one trial and write its artifacts to the store (result last).
 
     A trial already finished ``ok`` is not run again; an earlier attempt's files move
     to ``attempt-<n>/``. Exit status: 0 when the trial finished ok, 1 when it ended in
-    an error (recorded in the store), 2 for invalid input, 143 (129) when stopped by
-    SIGTERM (SIGHUP): the agent's processes are ended and the calls it made are kept
-    as an interrupted attempt.
+    an error (recorded in the store), 2 for invalid input, 3 (with --spool) when the
+    uploader did not confirm that the files reached the store, 143 (129) when stopped
+    by SIGTERM (SIGHUP): the agent's processes are ended and the calls it made are
+    kept as an interrupted attempt.
+
+    With --spool (a trial pod) this process needs no store credential: ``adhere trial
+    stage`` decided the attempt and staged the snapshot, and the files go to the
+    store through ``adhere trial upload``.
     """
+    from adhere.errors import SpecError
     from adhere.runner import Interrupted, run_interruptible, run_stored_trial
 
+    if (rollout_uri is None) == (spool is None):
+        raise SpecError("give exactly one of --rollout-uri and --spool", field="--rollout-uri")
+    stored_error = None
     try:
-        result = run_interruptible(
-            run_stored_trial(
-                rollout_uri,
+        if spool is not None:
+            from adhere.runner import NOT_STORED, run_spooled_trial
+
+            spooled = run_spooled_trial(
+                spool,
                 trial_id,
-                attempt=attempt,
                 proxy_url=proxy_url,
                 calls_dir=calls_dir,
+                upload_wait=upload_wait,
                 sandbox=False if no_sandbox else None,
             )
-        )
+            result = spooled.result
+            stored_error = None if spooled.stored else spooled.error
+        else:
+            assert rollout_uri is not None
+            result = run_interruptible(
+                run_stored_trial(
+                    rollout_uri,
+                    trial_id,
+                    attempt=attempt,
+                    proxy_url=proxy_url,
+                    calls_dir=calls_dir,
+                    sandbox=False if no_sandbox else None,
+                )
+            )
     except Interrupted as stop:
         err_console.print(f"[yellow]{stop}[/]: the trial was cut short and recorded as such.")
         raise SystemExit(stop.exit_status) from None
@@ -83,8 +121,100 @@ def trial_run(
         + (f" — {result.error}" if result.error else ""),
         highlight=False,
     )
+    if stored_error is not None:
+        err_console.print(
+            f"[red]the trial's files did not reach the store[/]: {stored_error}", highlight=False
+        )
+        raise SystemExit(NOT_STORED)
     if result.status != "ok":
         raise SystemExit(1)
+
+
+@trial.command("stage")
+@click.option("--rollout-uri", required=True, help="<store URI>/<rollout> of the trial.")
+@click.option("--trial", "trial_id", required=True, help="The trial's id.")
+@click.option("--attempt", type=click.IntRange(min=1), help="The operator's attempt number.")
+@click.option(
+    "--spool",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The volume shared with the trial container: the snapshot goes there.",
+)
+@click.option(
+    "--state",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A volume only this and the uploader mount: where the trial's files go.",
+)
+def trial_stage(
+    rollout_uri: str, trial_id: str, attempt: int | None, spool: Path, state: Path
+) -> None:
+    """Prepare a trial pod's spool (its init container, which holds the store credentials).
+
+    Archives the trial's earlier attempt in the store, decides the attempt's number
+    and stages the rollout's snapshot and instances for ``adhere trial run --spool``.
+    Exit status: 0 when staged, 2 for invalid input or an unreachable store.
+    """
+    from adhere.errors import SpecError, StoreError
+    from adhere.runner import stage_trial
+
+    try:
+        handoff = stage_trial(rollout_uri, trial_id, attempt=attempt, spool=spool, state=state)
+    except StoreError as exc:
+        raise SpecError(f"the store: {exc}", field="--rollout-uri") from None
+    what = "already ok, nothing to run" if handoff.skip else f"attempt {handoff.attempt}"
+    err_console.print(f"staged trial {trial_id}: {what}", highlight=False)
+
+
+@trial.command("upload")
+@click.option("--rollout-uri", required=True, help="<store URI>/<rollout> of the trial.")
+@click.option("--trial", "trial_id", required=True, help="The trial's id.")
+@click.option(
+    "--spool",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The volume the trial container writes its files into.",
+)
+@click.option(
+    "--state",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The volume `adhere trial stage` wrote its handoff into.",
+)
+@click.option(
+    "--stop-wait",
+    type=click.FloatRange(min=0),
+    default=30.0,
+    show_default=True,
+    help="On SIGTERM, seconds to wait for a trial still recording its interruption.",
+)
+def trial_upload(
+    rollout_uri: str, trial_id: str, spool: Path, state: Path, stop_wait: float
+) -> None:
+    """Copy a trial pod's files to the store once the trial is over (a native sidecar).
+
+    Uploads ``result.json`` last, acknowledges to ``adhere trial run --spool``, then
+    waits for SIGTERM (the kubelet sends it when the trial container has exited),
+    uploads what changed since and exits 0.
+    """
+    import signal
+    import threading
+
+    from adhere.runner import upload_trial
+
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, lambda *_: stop.set())
+    report = upload_trial(
+        rollout_uri, trial_id, spool=spool, state=state, stop=stop, stop_seconds=stop_wait
+    )
+    for name in report.skipped:
+        err_console.print(f"not uploaded (not a regular file): {name}", highlight=False)
+    err_console.print(
+        f"uploaded {report.files} files of trial {trial_id}"
+        + (f"; last error: {report.error}" if report.error else ""),
+        highlight=False,
+    )
 
 
 @trial.command("copy-workspace")

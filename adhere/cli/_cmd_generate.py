@@ -37,6 +37,13 @@ def _int_list(_ctx: click.Context, _param: click.Parameter, value: str) -> list[
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--mode", type=click.Choice(["prompt", "chat"]), default="prompt", show_default=True)
 @click.option("--kind", type=click.Choice(["code", "nl"]), default="code", show_default=True)
+@click.option(
+    "--selection",
+    type=click.Choice(["adhere", "paper"]),
+    default="adhere",
+    show_default=True,
+    help="Chain selection: adhere's or the paper's (docs/pacific.md).",
+)
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
 def generate_pacific(
     instructions: list[int],
@@ -45,6 +52,7 @@ def generate_pacific(
     seed: int,
     mode: str,
     kind: str,
+    selection: str,
     out: Path,
 ) -> None:
     """Write PACIFIC samples (one JSON object a line), reproducible by seed."""
@@ -58,13 +66,14 @@ def generate_pacific(
         seed=seed,
         mode=mode,  # type: ignore[arg-type]
         kind=kind,  # type: ignore[arg-type]
+        selection=selection,  # type: ignore[arg-type]
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     count = 0
     tmp = out.with_name(f".{out.name}.tmp")
     with tmp.open("w", encoding="utf-8") as handle:
         for sample in gen(params):
-            handle.write(sample.model_dump_json() + "\n")
+            handle.write(sample.record_json() + "\n")
             count += 1
     os.replace(tmp, out)
     err_console.print(f"wrote {count} samples to {out}", highlight=False)

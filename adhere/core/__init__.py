@@ -11,7 +11,14 @@ validation only: nothing here does I/O.
 
 from adhere.core._base import SpecModel
 from adhere.core._chat import ChatMessage, ToolCall, ToolSpec, Usage, conversation_digest
-from adhere.core._evidence import Evidence, EvidenceRequest, EvidenceStatus, RuffRun, SandboxRun
+from adhere.core._evidence import (
+    Evidence,
+    EvidenceRequest,
+    EvidenceStatus,
+    ModelAsk,
+    RuffRun,
+    SandboxRun,
+)
 from adhere.core._text import plain_text
 from adhere.core._types import (
     SYSTEM_INDEX,
@@ -41,6 +48,7 @@ __all__ = [
     "EvidenceRequest",
     "EvidenceStatus",
     "Instance",
+    "ModelAsk",
     "RuffRun",
     "SYSTEM_INDEX",
     "SandboxRun",

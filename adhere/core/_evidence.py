@@ -18,7 +18,14 @@ from pydantic import Field
 
 from adhere.core._types import CoreModel
 
-__all__ = ["Evidence", "EvidenceRequest", "EvidenceStatus", "RuffRun", "SandboxRun"]
+__all__ = [
+    "Evidence",
+    "EvidenceRequest",
+    "EvidenceStatus",
+    "ModelAsk",
+    "RuffRun",
+    "SandboxRun",
+]
 
 
 class SandboxRun(CoreModel):
@@ -60,7 +67,25 @@ class RuffRun(CoreModel):
     preview: bool = False
 
 
-EvidenceRequest = SandboxRun | RuffRun
+class ModelAsk(CoreModel):
+    """Ask the rollout's judge panel one question: every judge answers, replies by judge.
+
+    Used where a paper reads model output with an LLM (GuideBench's answer parsing);
+    the calls go through the panel's clients, limits and call log. The evidence's
+    ``data["replies"]`` maps judge name → reply text, ``data["errors"]`` judge name →
+    why it gave none; the status is ``pass`` when at least one judge replied, else
+    ``error`` (also when the rollout has no judge panel).
+    """
+
+    kind: Literal["model"] = "model"
+    id: str = Field(min_length=1)
+    user: str
+    system: str = ""
+    max_tokens: int = Field(default=1024, gt=0)
+    prompt_version: str = "1"
+
+
+EvidenceRequest = SandboxRun | RuffRun | ModelAsk
 """Something a suite needs done outside the pure core."""
 
 EvidenceStatus = Literal["pass", "fail", "timeout", "crash", "error"]

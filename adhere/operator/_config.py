@@ -102,19 +102,21 @@ class OperatorConfig(SpecModel):
     )
     store_volume_claim: str | None = Field(
         default=None,
-        description="PersistentVolumeClaim mounted at storeMountPath in trial pods, for a "
-        "file:// store shared with the operator (mounted at the same path there).",
+        description="PersistentVolumeClaim mounted at storeMountPath in the stage and upload "
+        "containers of trial pods (never the trial container), for a file:// store shared "
+        "with the operator (mounted at the same path there).",
     )
     store_mount_path: str = Field(default="/data", description="Where storeVolumeClaim goes.")
     store_secret: str | None = Field(
         default=None,
-        description="Secret whose keys become environment variables of the scaffold "
-        "container (envFrom), e.g. AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY for s3://.",
+        description="Secret whose keys become environment variables (envFrom) of the stage "
+        "and upload containers of trial pods (never of the trial container, which runs the "
+        "agent) and of RayJob pods, e.g. AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY for s3://.",
     )
     store_env: dict[str, str] = Field(
         default_factory=dict,
-        description="Plain environment variables for store access in the scaffold container "
-        "(e.g. AWS_ENDPOINT_URL, AWS_REGION).",
+        description="Plain environment variables for store access in the stage and upload "
+        "containers of trial pods and in RayJob pods (e.g. AWS_ENDPOINT_URL, AWS_REGION).",
     )
     deadline_slack_seconds: int = Field(
         default=600,

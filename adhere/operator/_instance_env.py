@@ -16,7 +16,7 @@ Node with npm, the scaffold's CLI; see ``images/``). Pod layout::
     containers:
       trial      the instance image, workingDir <workspace_abs_path>, "work" mounted
                  there and "runtime" at /adhere-runtime (read-only):
-                 /adhere-runtime/venv/bin/adhere trial run … with
+                 /adhere-runtime/venv/bin/adhere trial run --spool … with
                  ADHERE_WORKSPACE_DIR=<workspace_abs_path> (the trial works in place)
 
 Why the workspace is copied rather than used where the image has it: the image's
@@ -45,6 +45,7 @@ from typing import Any, Final
 from adhere.core import Instance
 from adhere.errors import SpecError
 from adhere.operator._config import OperatorConfig
+from adhere.operator._store_access import SPOOL_DIR, STATE_DIR
 
 RUNTIME_DIR: Final = "/adhere-runtime"
 """Where the scaffold image holds the agent runtime, and where the trial mounts it."""
@@ -81,6 +82,8 @@ def _reserved(config: OperatorConfig, home: str) -> list[str]:
         home,
         "/tmp",
         "/calls",
+        SPOOL_DIR,
+        STATE_DIR,
         "/proc",
         "/dev",
         "/sys",
@@ -225,7 +228,8 @@ def in_instance_image(
 ) -> dict[str, Any]:
     """The trial container of today's layout, moved into the instance's image.
 
-    Same arguments, store access and mounts, except that the workspace volume is
+    Same arguments and mounts (no store access: that is the stage and upload
+    containers'), except that the workspace volume is
     mounted at the instance's directory, which is the working directory, and the
     runtime volume at :data:`RUNTIME_DIR`.
     """

@@ -6,9 +6,16 @@ Pod layout::
       proxy   the recording proxy as a native sidecar (restartPolicy: Always), bound to
               127.0.0.1 only; the only container that sees the model's API key
               (env valueFrom.secretKeyRef); writes /calls/<trial>/calls.jsonl
+      stage   holds the store credentials: archives an earlier attempt in the store,
+              stages the rollout's snapshot in /spool (``adhere trial stage``)
+      upload  a native sidecar holding the store credentials: copies the trial's files
+              from /spool to the store once the trial is over (``adhere trial upload``)
     containers:
-      trial   the scaffold image running ``adhere trial run``: reads the rollout from the
-              store, runs the scaffold against the proxy, writes the trial's artifacts
+      trial   the scaffold image running ``adhere trial run --spool /spool``: runs the
+              scaffold against the proxy, writes the trial's artifacts into the spool;
+              no credential in its environment or volumes
+
+See :mod:`~adhere.operator._store_access` for the two store containers.
 
 A model whose provider is served in the trial process (``baseUrl: scripted``, the
 scripted policy server, a test double) needs no key and no sidecar: ``adhere trial run``
@@ -23,7 +30,8 @@ agent runtime copied in by two more init containers (see
 Every container runs as a non-root user with no privilege escalation, all
 capabilities dropped, a read-only root file system and the RuntimeDefault seccomp
 profile (the ``restricted`` Pod Security Standard); writable paths are emptyDirs:
-the workspace (/work), HOME (/home/adhere), /tmp and the call log (/calls).
+the workspace (/work), HOME (/home/adhere), /tmp, the call log (/calls), the spool
+(/spool) and the upload's state (/adhere-state, not mounted in the trial container).
 """
 
 from __future__ import annotations
@@ -57,6 +65,15 @@ from adhere.operator._names import (
     MANAGED_BY,
     job_name,
     label_value,
+)
+from adhere.operator._store_access import (
+    IRSA_SKIP_ANNOTATION,
+    NO_STORE_CONTAINERS,
+    SPOOL_DIR,
+    TERMINATION_GRACE_SECONDS,
+    stage_container,
+    store_volumes,
+    upload_container,
 )
 from adhere.spec import Endpoint, ModelSpec, ScaffoldSpec
 
@@ -174,29 +191,15 @@ def upstream_options(endpoint: Endpoint) -> list[tuple[str, str]]:
     return options
 
 
-def _trial_container(
-    trial: Trial,
-    attempt: int,
-    rollout_uri: str,
-    sidecar: bool,
-    config: OperatorConfig,
-) -> dict[str, Any]:
-    command = [
-        "adhere",
-        "trial",
-        "run",
-        "--rollout-uri",
-        rollout_uri,
-        "--trial",
-        trial.id,
-        "--attempt",
-        str(attempt),
-        "--no-sandbox",  # the pod is the agent's sandbox (see docs/kubernetes.md)
-    ]
+def _trial_container(trial: Trial, sidecar: bool, config: OperatorConfig) -> dict[str, Any]:
+    """The container that runs the agent: no store credential, no key, only the spool."""
+    # --no-sandbox: the pod is the agent's sandbox (docs/kubernetes.md)
+    command = ["adhere", "trial", "run", "--spool", SPOOL_DIR, "--trial", trial.id, "--no-sandbox"]
     mounts: list[dict[str, Any]] = [
         {"name": "work", "mountPath": WORK_DIR},
         {"name": "home", "mountPath": HOME_DIR},
         {"name": "tmp", "mountPath": "/tmp", "subPath": "trial"},
+        {"name": "spool", "mountPath": SPOOL_DIR},
     ]
     if sidecar:
         command += [
@@ -206,15 +209,12 @@ def _trial_container(
             CALLS_DIR,
         ]
         mounts.append({"name": "calls", "mountPath": CALLS_DIR, "readOnly": True})
-    if config.store_volume_claim:
-        mounts.append({"name": "store", "mountPath": config.store_mount_path})
     env = [
         {"name": "HOME", "value": HOME_DIR},
         {"name": "ADHERE_WORK_DIR", "value": WORK_DIR},
         {"name": "TMPDIR", "value": "/tmp"},
-        *({"name": k, "value": v} for k, v in sorted(config.store_env.items())),
     ]
-    container: dict[str, Any] = {
+    return {
         "name": "trial",
         "image": config.image_for(trial.scaffold),
         "imagePullPolicy": config.image_pull_policy,
@@ -224,9 +224,6 @@ def _trial_container(
         "securityContext": container_security(config),
         "volumeMounts": mounts,
     }
-    if config.store_secret:
-        container["envFrom"] = [{"secretRef": {"name": config.store_secret}}]
-    return container
 
 
 def build_job(
@@ -262,31 +259,30 @@ def build_job(
     ]
     if sidecar:
         volumes.append({"name": "calls", "emptyDir": {}})
-    if config.store_volume_claim:
-        volumes.append(
-            {"name": "store", "persistentVolumeClaim": {"claimName": config.store_volume_claim}}
-        )
-    container = _trial_container(trial, attempt, rollout_uri, sidecar, config)
+    volumes += store_volumes(config)
+    container = _trial_container(trial, sidecar, config)
+    restricted = container_security(config)
     init = [_proxy_container(model, config)] if sidecar else []
+    init.append(stage_container(trial, attempt, rollout_uri, config, restricted))
     root = environment is not None and config.instance_image_run_as_root
     if environment is not None:
-        restricted = container_security(config)
         init += [
             runtime_container(container["image"], restricted, config),
             workspace_container(environment, config),
         ]
         container = in_instance_image(container, environment, config, work_dir=WORK_DIR)
         volumes.append(runtime_volume())
+    init.append(upload_container(trial, rollout_uri, config, restricted))
     pod: dict[str, Any] = {
         "restartPolicy": "Never",
+        "terminationGracePeriodSeconds": TERMINATION_GRACE_SECONDS,
         "automountServiceAccountToken": False,
         "enableServiceLinks": False,
         "securityContext": pod_security(config, root=root),
         "containers": [container],
         "volumes": volumes,
     }
-    if init:
-        pod["initContainers"] = init
+    pod["initContainers"] = init
     if config.service_account:
         pod["serviceAccountName"] = config.service_account
     if config.image_pull_secrets:
@@ -305,7 +301,10 @@ def build_job(
             "backoffLimit": 0,
             "activeDeadlineSeconds": int(scaffold.timeout_seconds) + config.deadline_slack_seconds,
             "template": {
-                "metadata": {"labels": labels, "annotations": annotations},
+                "metadata": {
+                    "labels": labels,
+                    "annotations": {**annotations, IRSA_SKIP_ANNOTATION: NO_STORE_CONTAINERS},
+                },
                 "spec": pod,
             },
         },

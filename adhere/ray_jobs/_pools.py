@@ -65,11 +65,11 @@ class Pools:
         return dict(zip(names, found, strict=True))
 
     def stop(self) -> None:
-        """Close the judges' clients and end every actor (their names are free after)."""
+        """Close the panel's clients and end every actor (their names are free after)."""
         import ray
 
         try:
-            ray.get([actor.aclose.remote() for actor in self.judge], timeout=30)
+            ray.get([actor.aclose.remote() for actor in [*self.judge, *self.verify]], timeout=30)
         except Exception:  # noqa: BLE001 - best effort: the actors are killed next anyway
             pass
         for actor in [*self.verify, *self.judge, *self.limiters.values()]:
@@ -135,13 +135,16 @@ def start_pools(
             ).remote(endpoint.limits)
     verify_class = ray.remote(VerifyWorker)
     suites_ref = ray.put(dict(suites))
+    handles = {judge_name: limiters[name] for judge_name, (name, _) in by_judge.items()}
     verify = [
-        verify_class.options(num_cpus=verify_cpus).remote(suites_ref) for _ in range(verify_actors)
+        verify_class.options(num_cpus=verify_cpus).remote(
+            suites_ref, panel, dict(endpoints) if panel is not None else None, handles
+        )
+        for _ in range(verify_actors)
     ]
     judge: list[Any] = []
     if panel is not None:
         judge_class = ray.remote(JudgeWorker)
-        handles = {judge_name: limiters[name] for judge_name, (name, _) in by_judge.items()}
         judge = [
             judge_class.options(num_cpus=0, max_concurrency=trials_per_judge_actor).remote(
                 panel, dict(endpoints), handles

@@ -198,6 +198,10 @@ class _Pass:
         self.in_flight[actor.verify.remote(instance, job.trajectory_ref)] = job
 
     def _verified(self, job: _Job, decided: DecidedChecks) -> None:
+        if decided.calls:  # a suite's questions to the panel (GuideBench's parse: llm)
+            self.judge_records.extend(decided.calls)
+            append_judge_calls(self.store, list(decided.calls))
+            self.summary.judge_calls += len(decided.calls)
         job.decided = decided
         job.question = conflict_question(job.instance)
         asks = decided.to_judge or job.question is not None
@@ -302,7 +306,7 @@ async def score_rollout_on_ray(
         finally:
             try:
                 summary.calls_per_judge_actor = pools.judge_calls()
-                summary.judge_calls = sum(summary.calls_per_judge_actor)
+                summary.judge_calls += sum(summary.calls_per_judge_actor)
                 summary.limiters = pools.limiter_stats()
             except Exception:  # noqa: BLE001 - counters are lost when an actor died
                 summary.problems.append("judge call counts unavailable: an actor died")

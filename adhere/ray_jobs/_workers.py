@@ -9,14 +9,21 @@ API keys.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from adhere.artifacts import JudgeCallRecord
-from adhere.core import Check, Instance, Trajectory, Verdict
+from adhere.core import Check, Instance, ModelAsk, Trajectory, Verdict
 from adhere.judging import ConflictQuestion, PanelJudge, PanelResult, run_conflict_panel
 from adhere.ray_jobs._limiter import RemoteLimiter
-from adhere.scoring import DecidedChecks, JudgeAsks, decide_checks, gather_evidence, judge_checks
+from adhere.scoring import (
+    DecidedChecks,
+    JudgeAsks,
+    decide_checks,
+    gather_evidence,
+    judge_checks,
+    wants_evidence,
+)
 from adhere.spec import Endpoint, JudgePanel
 from adhere.suites import Suite
 
@@ -28,20 +35,68 @@ class VerifyWorker:
 
     Args:
         suites: The rollout's suites by name, as the driver configured them.
+        panel: The JudgePanel, which answers a suite's ``ModelAsk`` evidence requests
+            (GuideBench's ``parse: llm``); its clients are opened in this process only
+            when a trial asks.
+        endpoints: Judge name → endpoint, ``scripted`` already resolved to a URL.
+        limiters: Judge name → handle of its endpoint's limiter actor.
     """
 
-    def __init__(self, suites: Mapping[str, Suite]) -> None:
+    def __init__(
+        self,
+        suites: Mapping[str, Suite],
+        panel: JudgePanel | None = None,
+        endpoints: Mapping[str, Endpoint] | None = None,
+        limiters: Mapping[str, Any] | None = None,
+    ) -> None:
         self.suites = dict(suites)
+        self.panel = panel
+        self.endpoints = dict(endpoints or {})
+        self.limiters = dict(limiters or {})
+        self._asks: JudgeAsks | None = None
+        self._judges: list[PanelJudge] = []
+
+    def _panel(self) -> list[PanelJudge]:
+        if self.panel is None:
+            return []
+        if self._asks is None:
+            shared = {
+                name: RemoteLimiter(endpoint.limits, self.limiters[name])
+                for name, endpoint in self.endpoints.items()
+                if name in self.limiters
+            }
+            self._asks = JudgeAsks(self.endpoints, shared)
+            self._judges = self._asks.judges(self.panel)
+        return self._judges
 
     async def verify(self, instance: Instance, trajectory: Trajectory) -> DecidedChecks:
         """Decide what the suite and the bound verifiers decide of one trial.
 
-        A suite that asks for evidence (sandboxed test runs, Ruff) gets it here, in the
-        actor's process, exactly as the in-process path gathers it.
+        A suite that asks for evidence (sandboxed test runs, Ruff, questions for the
+        judge panel) gets it here, in the actor's process, exactly as the in-process
+        path gathers it.
         """
         suite = self.suites[instance.suite]
-        evidence = await gather_evidence(suite, instance, trajectory)
-        return decide_checks(instance, trajectory, suite, evidence)
+        asks = wants_evidence(suite) and any(
+            isinstance(r, ModelAsk)
+            for r in suite.evidence(instance, trajectory)  # type: ignore[attr-defined]
+        )
+        judges = self._panel() if asks else None
+        evidence = await gather_evidence(suite, instance, trajectory, judges)
+        decided = decide_checks(instance, trajectory, suite, evidence)
+        return replace(decided, calls=tuple(self.take_calls())) if asks else decided
+
+    def take_calls(self) -> list[JudgeCallRecord]:
+        """Records of the panel calls made since the last take (telemetry)."""
+        if self._asks is None:
+            return []
+        records, self._asks.records = self._asks.records, []
+        return records
+
+    async def aclose(self) -> None:
+        """Close the model clients (if any trial asked the panel)."""
+        if self._asks is not None:
+            await self._asks.aclose()
 
 
 @dataclass

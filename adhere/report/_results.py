@@ -33,6 +33,7 @@ from adhere.report._judges import (
     rule_note,
     scoring_sets,
 )
+from adhere.report._pacific import add_instruction_accuracy
 from adhere.report._paper import paper_tables
 from adhere.report._spend import spend_tables
 from adhere.report._turns import interaction_turns, turns_figure
@@ -146,6 +147,8 @@ def report_for(
         report.paper, figure = octobench_tables(store, collected, judged, sets, report)
         if figure is not None:
             report.plots["by_turns.svg"] = figure
+    if suite is not None and suite.name == "pacific":
+        add_instruction_accuracy(report, collected.trials, collected.instances)
     report.breakdowns += split_tables(sets, collected.instances, report)
     report.breakdowns += repeat_tables(sets, report)
     suite_tables = getattr(suite, "report_tables", None)  # optional hook (e.g. GuideBench)

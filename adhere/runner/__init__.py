@@ -42,6 +42,8 @@ from adhere.runner._run import (
     unconfined,
 )
 from adhere.runner._signals import STOP_SIGNALS, Interrupted, run_interruptible
+from adhere.runner._spool import Spool, stage_trial
+from adhere.runner._spooled_run import NOT_STORED, run_spooled_trial
 from adhere.runner._summary import NoProgress, Progress, RunSummary
 from adhere.runner._trial import (
     open_rollout_uri,
@@ -50,6 +52,7 @@ from adhere.runner._trial import (
     score_stored,
     stored_config,
 )
+from adhere.runner._upload import UploadReport, upload_trial
 from adhere.runner._validate import Validated, validate_files
 from adhere.runner._workspace import copy_workspace, default_work_root
 
@@ -59,6 +62,7 @@ __all__ = [
     "Interrupted",
     "ModelEstimate",
     "ModelTarget",
+    "NOT_STORED",
     "NoProgress",
     "Pairing",
     "PlannedScaffold",
@@ -68,7 +72,9 @@ __all__ = [
     "RunSummary",
     "STOP_SIGNALS",
     "Skipped",
+    "Spool",
     "TrialPlan",
+    "UploadReport",
     "Validated",
     "apply_filters",
     "check_benchmark",
@@ -101,11 +107,14 @@ __all__ = [
     "rollout_scaffolds",
     "run_interruptible",
     "run_services",
+    "run_spooled_trial",
     "run_stored_trial",
     "sandbox_limits",
     "score_stored",
+    "stage_trial",
     "stored_config",
     "suite_lookup",
     "unconfined",
+    "upload_trial",
     "validate_files",
 ]

@@ -16,6 +16,7 @@ from adhere.scoring._evidence import (
     register_environment,
     sandbox_environments,
     sandbox_evidence,
+    wants_evidence,
 )
 from adhere.scoring._judge_calls import judge_call_log
 from adhere.scoring._score import (
@@ -51,4 +52,5 @@ __all__ = [
     "sandbox_evidence",
     "score_rollout",
     "score_trial",
+    "wants_evidence",
 ]

@@ -10,7 +10,9 @@ evidence=…)``; :func:`gather_evidence` runs the requests here, at the edge:
   across every trial being scored;
 - :class:`~adhere.spec.RuffRun` → the registered Ruff executor
   (:func:`set_ruff_executor`), which may batch requests from many trials into one
-  Ruff process; by default :func:`adhere.scoring._ruff_batcher.batched_ruff`.
+  Ruff process; by default :func:`adhere.scoring._ruff_batcher.batched_ruff`;
+- :class:`~adhere.core.ModelAsk` → every judge of the rollout's panel, through the
+  panel's own clients, limits and call log (:mod:`adhere.scoring._model_ask`).
 
 A request that cannot be carried out becomes ``error`` evidence naming the reason,
 which the suite turns into ``error`` verdicts — never a pass.
@@ -23,7 +25,16 @@ import os
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
-from adhere.core import Evidence, EvidenceRequest, Instance, RuffRun, SandboxRun, Trajectory
+from adhere.core import (
+    Evidence,
+    EvidenceRequest,
+    Instance,
+    ModelAsk,
+    RuffRun,
+    SandboxRun,
+    Trajectory,
+)
+from adhere.judging import PanelJudge, VerdictCache
 from adhere.sandbox import (
     Environment,
     Limits,
@@ -34,6 +45,7 @@ from adhere.sandbox import (
     run_unittest,
 )
 from adhere.sandbox import summarize as summarize_runs
+from adhere.scoring._model_ask import ask_panel
 from adhere.scoring._ruff_batcher import batched_ruff
 from adhere.suites import Suite
 from adhere.suites.vericode import ENVIRONMENT_LOCK, ENVIRONMENT_PYTHON, SUITE_ENVIRONMENT
@@ -75,9 +87,18 @@ def wants_evidence(suite: Suite) -> bool:
 
 
 async def gather_evidence(
-    suite: Suite, instance: Instance, trajectory: Trajectory
+    suite: Suite,
+    instance: Instance,
+    trajectory: Trajectory,
+    judges: Sequence[PanelJudge] | None = None,
+    cache: VerdictCache | None = None,
 ) -> dict[str, Evidence] | None:
-    """The suite's evidence for one trial (``None`` when the suite asks for none)."""
+    """The suite's evidence for one trial (``None`` when the suite asks for none).
+
+    ``judges``: the rollout's panel, which answers :class:`ModelAsk` requests
+    (``None`` or empty: those become ``error`` evidence naming the missing panel);
+    ``cache`` keeps their replies (:mod:`adhere.scoring._model_ask`).
+    """
     if not wants_evidence(suite):
         return None
     requests: Sequence[EvidenceRequest] = suite.evidence(instance, trajectory)  # type: ignore[attr-defined]
@@ -90,6 +111,9 @@ async def gather_evidence(
     ruff = [r for r in requests if isinstance(r, RuffRun)]
     found = await asyncio.gather(*(sandbox_evidence(r) for r in sandbox))
     out = {e.id: e for e in found}
+    asks = [r for r in requests if isinstance(r, ModelAsk)]
+    answered = await asyncio.gather(*(ask_panel(r, judges or (), cache) for r in asks))
+    out.update({e.id: e for e in answered})
     if ruff:
         if _ruff_executor is None:
             out.update(

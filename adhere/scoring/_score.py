@@ -197,12 +197,15 @@ class DecidedChecks:
         suite_verdicts: How many of them the suite decided.
         verifier_verdicts: How many of them a deterministic verifier decided.
         to_judge: The remaining checks, in the instance's order.
+        calls: Records of the judge-panel calls a suite's evidence requests made (the Ray
+            verification actors send them back; in process they are logged as made).
     """
 
     verdicts: dict[str, Verdict]
     suite_verdicts: int
     verifier_verdicts: int
     to_judge: list[Check]
+    calls: tuple[JudgeCallRecord, ...] = ()
 
 
 def decide_checks(
@@ -295,7 +298,7 @@ async def score_trial(
     if trajectory is None:
         summary.problems.append(f"{trial.id}: no trajectory stored")
         return
-    evidence = await gather_evidence(suite, instance, trajectory)
+    evidence = await gather_evidence(suite, instance, trajectory, judges if panel else None, cache)
     decided = decide_checks(instance, trajectory, suite, evidence)
     judged = None
     if decided.to_judge and judges and panel is not None:

@@ -1,7 +1,7 @@
 """The ``judge`` policy: a scripted LLM judge. A TEST DOUBLE, not a judge.
 
 ``judge:seed=S[,pass_rate=P][,bias=B][,garble=G][,drop=D][,noise=N][,arise=A]``
-``[,conflict_a=C][,unsure=U]``
+``[,conflict_a=C][,unsure=U][,misread=M]``
 answers the judge prompts of :mod:`adhere.judging._prompt` (it reads the checklist
 block and the transcript with that module's own readers) with the strict JSON the
 judge asks for, deterministically:
@@ -31,6 +31,11 @@ judge's own seed, as for items): ``A`` when ``hash("side") < conflict_a`` (defau
 0.5), else ``B``; then, when ``hash("unsure") < unsure`` (default 0), one of ``both``,
 ``neither``, ``unclear`` instead. ``garble`` applies to these replies as well.
 
+GuideBench's answer-extraction prompts (``parse: llm``) are answered with the answer
+the suite's rule-based parser finds in the quoted reply, in the paper's JSON shape;
+``misread=M`` makes a share M of extractions (by hash of the request) come back empty,
+so the two parsers disagree there.
+
 Replies alternate (by hash) between a bare JSON object and one fenced ```` ```json ````
 block after a sentence of prose, both of which the judge accepts.
 """
@@ -50,6 +55,13 @@ from adhere.judging import (
     read_checklist,
     read_conflict_question,
     read_transcript,
+)
+from adhere.suites.guidebench import (
+    AnswerKind,
+    answer_fields,
+    parse_answer,
+    published_form,
+    read_llm_prompt,
 )
 from adhere.testing._model_string import PolicyOptions
 from adhere.testing._registry import PolicyContext
@@ -78,6 +90,7 @@ class JudgePolicy:
     arise: float = 0.5
     conflict_a: float = 0.5
     unsure: float = 0.0
+    misread: float = 0.0
     name: str = "judge"
 
     def respond(self, conversation: Conversation) -> Reply:
@@ -89,6 +102,9 @@ class JudgePolicy:
         user = next((m.content for m in reversed(conversation.messages) if m.role == "user"), "")
         if BEGIN_CONFLICT in user:
             return self.attribute(user, conversation.digest)
+        question = read_llm_prompt(user)
+        if question is not None:
+            return self.extract(*question, conversation.digest)
         try:
             items = read_checklist(user)
         except ValueError as exc:
@@ -113,6 +129,15 @@ class JudgePolicy:
         if unit_hash(seed, "fence", request) < 0.5:
             text = f"Here are my verdicts.\n\n```json\n{text}\n```"
         return Reply(text=text)
+
+    def extract(self, reply: str, kind: AnswerKind, request: str) -> Reply:
+        """The reply to a GuideBench answer-extraction prompt (see the module docstring)."""
+        answer, analysis = answer_fields(kind)
+        found = parse_answer(reply, kind, tuple("ABCDEFGH")).value
+        value: object = "" if found is None else published_form(kind, found)
+        if self.misread and unit_hash(str(self.seed), "misread", request) < self.misread:
+            value = ""
+        return Reply(text=json.dumps({answer: value, analysis: ""}, ensure_ascii=False))
 
     def attribute(self, user: str, request: str) -> Reply:
         """The reply to a conflict-attribution prompt (see the module docstring).
@@ -170,4 +195,5 @@ def make_judge_policy(options: PolicyOptions, context: PolicyContext) -> JudgePo
         arise=options.number("arise", 0.5, minimum=0.0, maximum=1.0),
         conflict_a=options.number("conflict_a", 0.5, minimum=0.0, maximum=1.0),
         unsure=options.number("unsure", 0.0, minimum=0.0, maximum=1.0),
+        misread=options.number("misread", 0.0, minimum=0.0, maximum=1.0),
     )

@@ -211,7 +211,8 @@ def test_suite_options_are_checked(tmp_path: Path) -> None:
     bench = bench_yaml() + "  options: {colour: red}\n"
     files = specs(tmp_path, bench, rollout_yaml(ORACLE))
     assert str(error(files)) == (
-        f"{files[0]}: spec.options: PACIFIC takes no options, got ['colour']"
+        f"{files[0]}: spec.options: unknown PACIFIC options ['colour']; accepted: protocol, "
+        "selection, prompt, parse, templates"
     )
 
 

@@ -140,6 +140,8 @@ def parse_task(record: Any, category: str, index: int, *, where: str) -> Task:
         analysis=analysis,
         source="generated" if problem is not None else "published",
         problem=dict(problem) if problem is not None else None,
+        reference=truth[answer_key],
+        options_text=record.get("MultipleOptions", "") if options else "",
     )
 
 

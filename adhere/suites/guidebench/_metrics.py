@@ -8,8 +8,10 @@ parsed label and the normalizations):
 * macro precision, recall and F1 over the labels that occur as gold or as a valid
   prediction: per label P = TP / predicted, R = TP / gold, F1 = 2PR / (P + R), each
   0 when its denominator is 0; the macro value is the plain mean over labels.
-  Invalid answers predict no label, so they lower recall but no label's precision.
-  Not defined for the numeric math category (an amount is not a class).
+  Invalid answers predict no label, so they lower recall but no label's precision
+  (the paper's protocol gives them a placeholder label instead, as its public
+  evaluator does: ``details["label"]``). Math too: each amount is a label, as in
+  the paper's Table 2 (its public evaluator computes them so for every category).
 * overall = task-weighted: accuracy over all tasks; P/R/F1 the task-weighted mean
   of the per-category macro values (categories where they are defined).
 
@@ -22,9 +24,12 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from adhere.metrics import ScoredTrial, Table, pct
-from adhere.suites.guidebench._normalize import STEPS
+from adhere.suites.guidebench._agreement import parser_table
+from adhere.suites.guidebench._edit_table import edit_table
+from adhere.suites.guidebench._normalize import STEPS, normalize
 from adhere.suites.guidebench._task import CATEGORIES
 
 VERIFIER = "guidebench.answer"
@@ -41,6 +46,16 @@ class Answer:
     """``correct``, ``wrong``, ``invalid`` or ``error`` (the trial failed)."""
     rule_update: bool = False
     steps: tuple[str, ...] = ()
+    rules_outcome: str | None = None
+    """Under ``parse: llm``: the rule-based parser's outcome of the same reply."""
+    same_answer: bool | None = None
+    """Under ``parse: llm``: whether the two parsers found the same answer."""
+    instance: str = ""
+    edit: str | None = None
+    """Rule edits: ``original`` or ``edited``; ``edit_pair`` names the other task."""
+    edit_pair: str | None = None
+    kept_old: bool = False
+    """An edited task answered with the answer from before the edit."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +69,8 @@ class Scores:
     precision: float | None
     recall: float | None
     f1: float | None
+    undecided: int = 0
+    """Answers left out: their check errored (e.g. the LLM parser gave none)."""
 
     @property
     def accuracy(self) -> float | None:
@@ -81,12 +98,12 @@ def macro_prf(pairs: Sequence[tuple[str | None, str | None]]) -> tuple[float, fl
 
 
 def score(answers: Sequence[Answer]) -> Scores:
-    """Accuracy, macro P/R/F1 (class categories only) and counts of one category."""
-    numeric = any(
-        CATEGORIES.get(a.category) and CATEGORIES[a.category].kind == "numeric" for a in answers
-    )
-    prf = None if numeric else macro_prf([(a.gold, a.predicted) for a in answers])
+    """Accuracy, macro P/R/F1 and counts of one category (undecided answers left out)."""
+    undecided = sum(1 for a in answers if a.outcome == "undecided")
+    answers = [a for a in answers if a.outcome != "undecided"]
+    prf = macro_prf([(a.gold, a.predicted) for a in answers])
     return Scores(
+        undecided=undecided,
         tasks=len(answers),
         correct=sum(1 for a in answers if a.outcome == "correct"),
         invalid=sum(1 for a in answers if a.outcome == "invalid"),
@@ -108,6 +125,7 @@ def overall(per_category: dict[str, Scores]) -> Scores:
         return sum(n * v for n, v in defined) / weight if weight else None
 
     return Scores(
+        undecided=sum(s.undecided for s in per_category.values()),
         tasks=tasks,
         correct=sum(s.correct for s in per_category.values()),
         invalid=sum(s.invalid for s in per_category.values()),
@@ -122,7 +140,10 @@ def answers_by_group(
     trials: Iterable[ScoredTrial],
 ) -> tuple[list[str], dict[tuple[str, ...], list[Answer]]]:
     """Answers of GuideBench trials grouped by model (and scaffold when several)."""
-    trials = [t for t in trials if t.keys.get("category") in CATEGORIES]
+    # a trial the model service failed is not scored (as in every rate)
+    trials = [
+        t for t in trials if t.keys.get("category") in CATEGORIES and t.status != "upstream_fault"
+    ]
     scaffolds = {t.keys.get("scaffold") for t in trials}
     group = ["model", "scaffold"] if len(scaffolds) > 1 else ["model"]
     out: dict[tuple[str, ...], list[Answer]] = defaultdict(list)
@@ -132,11 +153,13 @@ def answers_by_group(
         verdict = next((v for v in trial.verdicts if v.check_id == "answer"), None)
         details = verdict.details if verdict is not None else {}
         if verdict is None or verdict.result == "error":
-            outcome = "error"
+            # a failed run is a wrong answer; an ok run whose check errored is undecided
+            outcome = "error" if trial.status != "ok" else "undecided"
         else:
             outcome = str(details.get("category", "wrong"))
-        got = details.get("got")
-        expected = details.get("expected", trial.keys.get("gold"))  # failed trials: metadata
+        got = details.get("label", details.get("got"))  # label: the paper's placeholder
+        # a failed run's verdict has no details: the gold label from the metadata
+        expected = details.get("expected", trial.keys.get("gold_label", trial.keys.get("gold")))
         out[key].append(
             Answer(
                 category=category,
@@ -145,9 +168,31 @@ def answers_by_group(
                 outcome=outcome,
                 rule_update=bool(trial.keys.get("rule_update")),
                 steps=tuple(details.get("normalized") or ()),
+                rules_outcome=_rules(details, "category") if details.get("via") == "llm" else None,
+                same_answer=_rules(details, "agrees") if details.get("via") == "llm" else None,
+                instance=str(trial.keys.get("instance", "")),
+                edit=_opt(trial.keys.get("rule_edit")),
+                edit_pair=_opt(trial.keys.get("edit_pair")),
+                kept_old=kept_old(details.get("got"), trial.keys.get("edit_original_answer")),
             )
         )
     return group, dict(sorted(out.items()))
+
+
+def _opt(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def kept_old(got: object, old: object) -> bool:
+    """Whether a math answer (canonical, or raw as the paper's parsers keep it) is ``old``."""
+    if got is None or old is None:
+        return False
+    return normalize("numeric", got, ()).value == str(old)
+
+
+def _rules(details: dict[str, object], key: str) -> Any:
+    rules = details.get("rules")
+    return rules.get(key) if isinstance(rules, dict) else None
 
 
 def _by_category(answers: Sequence[Answer]) -> dict[str, Scores]:
@@ -190,6 +235,7 @@ def report_tables(trials: Iterable[ScoredTrial]) -> tuple[list[Table], list[Tabl
                     _num(s.f1),
                     str(s.invalid),
                     str(s.normalized),
+                    str(s.undecided),
                 ]
             )
     paper = [
@@ -200,13 +246,15 @@ def report_tables(trials: Iterable[ScoredTrial]) -> tuple[list[Table], list[Tabl
         ),
         Table(
             title="GuideBench per category: accuracy; macro precision (P), recall (R), F1 in %; "
-            "invalid and normalized answers",
+            "invalid and normalized answers; undecided (left out)",
             header=[*group, "category", "tasks", "accuracy", "P", "R", "F1",
-                    "invalid", "normalized"],
+                    "invalid", "normalized", "undecided"],
             rows=detail_rows,
         ),
     ]  # fmt: skip
-    extra = [t for t in (_update_table(group, answers), _steps_table(group, answers)) if t]
+    tables = (_update_table(group, answers), edit_table(group, answers),
+              _steps_table(group, answers), parser_table(group, answers))  # fmt: skip
+    extra = [t for t in tables if t]
     return paper, extra
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from adhere.suites.guidebench._coupons import fraction, money
+from adhere.suites.guidebench._paper import paper_reply
 from adhere.suites.guidebench._prompt import format_answer
 from adhere.suites.guidebench._task import RELEVANCE_LABELS, AnswerKind, published_form
 
@@ -73,9 +74,22 @@ def oracle_text(
     analysis: str,
     reasoning: bool,
     wrong: Callable[[str], bool],
+    frame: str = "adhere",
+    old: str | None = None,
 ) -> str:
-    """The full reply: reasoning (when asked for) and the final answer."""
-    value = wrong_value(kind, gold, options) if wrong(ANSWER_ITEM) else gold
+    """The full reply: reasoning (when asked for) and the final answer.
+
+    ``old``: for a rule-edited task, the answer before the edit, which the ``answer``
+    item's wrong reply gives (a model ignoring the edit).
+    ``frame="paper"``: one JSON object in the paper's shape; the ``format`` item then
+    writes it in a way only a lenient parser reads right (prose before it, ``"1"`` for
+    ``1``, ``2(强相关)``, ``695.0``, ``a``) or fenced (which the public parser strips).
+    """
+    value = gold
+    if wrong(ANSWER_ITEM):  # a rule-edited task: the wrong answer is the one before the edit
+        value = old if old is not None else wrong_value(kind, gold, options)
+    if frame == "paper":
+        return _paper_text(instance_id, kind, value, analysis, reasoning, wrong(FORMAT_ITEM))
     final = format_answer(kind, value)
     if wrong(FORMAT_ITEM):
         variants = _variants(kind, value)
@@ -84,3 +98,25 @@ def oracle_text(
         return final
     thinking = analysis.strip() or "逐条对照规则后得出结论。"
     return f"{thinking}\n\n{final}"
+
+
+def _paper_text(
+    instance_id: str, kind: AnswerKind, value: str, analysis: str, reasoning: bool, odd: bool
+) -> str:
+    shown: object = published_form(kind, value)
+    if not odd:
+        return paper_reply(kind, shown, analysis, reasoning=reasoning)
+    pick = zlib.crc32(instance_id.encode()) % 3
+    if pick == 0:
+        return "```json\n" + paper_reply(kind, shown, analysis, reasoning=reasoning) + "\n```"
+    if pick == 1:
+        body = paper_reply(kind, shown, analysis, reasoning=reasoning)
+        return f"{analysis.strip() or '分析如下。'}\n\n{body}"
+    odd_value: object = value.lower()
+    if kind == "binary":
+        odd_value = str(value)
+    elif kind == "relevance":
+        odd_value = f"{value}({RELEVANCE_LABELS[value]})"
+    elif kind == "numeric":
+        odd_value = value + ".0" if "." not in value else value + "0"
+    return paper_reply(kind, odd_value, analysis, reasoning=reasoning)

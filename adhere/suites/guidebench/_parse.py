@@ -10,7 +10,8 @@ Where the answer is looked for, in order; the first place that holds one decides
 4. ``tail``: the last non-empty line, whole (``A``, ``2（强相关）``, ``497.5``), or a
    label, number or letter it ends with (``所以总共需要支付170元。``).
 
-Answer keys: ``answer``, ``final_answer``, ``答案``, ``最终答案`` (any case). The value
+Answer keys: ``answer``, ``final_answer``, ``答案``, ``最终答案`` and the paper's
+``CandidateAnswer``, ``OptimalOption`` (any case). The value
 found is normalized by :func:`~adhere.suites.guidebench._normalize.normalize`; a reply
 with no usable answer is ``invalid`` (scored as a failure, never dropped).
 """
@@ -25,7 +26,14 @@ from typing import Any
 from adhere.suites.guidebench._normalize import normalize
 from adhere.suites.guidebench._task import AnswerKind
 
-ANSWER_KEYS = ("answer", "final_answer", "答案", "最终答案")
+ANSWER_KEYS = (
+    "answer",
+    "final_answer",
+    "答案",
+    "最终答案",
+    "candidateanswer",
+    "optimaloption",
+)
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
 _MARKER = re.compile(

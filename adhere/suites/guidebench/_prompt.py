@@ -64,3 +64,11 @@ def render_prompt(task: Task, *, guidelines: bool = True, reasoning: bool = True
 def format_answer(kind: AnswerKind, value: str) -> str:
     """The final JSON line for a canonical value, in the published form."""
     return json.dumps({"answer": published_form(kind, value)}, ensure_ascii=False)
+
+
+def adhere_reply(task: Task, value: str, *, reasoning: bool) -> str:
+    """A reply in adhere's frame: the analysis (when asked for), then the JSON line."""
+    final = format_answer(task.info.kind, value)
+    if not reasoning:
+        return final
+    return f"{task.analysis.strip() or '逐条对照规则后得出结论。'}\n\n{final}"

@@ -8,6 +8,14 @@ Options (``spec.options`` of the Benchmark):
     ``false`` asks for the answer alone, with no reasoning (direct answers).
 ``perCategory`` (default: all)
     Keep N tasks of each category, evenly spaced through its file (a quick subset).
+``protocol`` (``adhere`` | ``paper``), ``prompt`` (``adhere`` | ``paper``), ``parse``
+    (``adhere`` | ``public`` | ``llm``), ``templates`` ({KEY: FILE})
+    The paper's procedure or adhere's (:mod:`._protocol`; docs/guidebench.md).
+``reorder``, ``shots``, ``rewrite`` (``program`` | ``math``), ``seed``
+    The paper's Table 3 formulations (:mod:`._ablations`).
+``ruleEdit`` (default ``false``)
+    ``true`` adds, beside each coupon-math task with a structured problem, a copy with
+    one rule edited so the answer changes (Appendix B.6; :mod:`._rule_edit`).
 
 Sources: ``path`` (the public data directory, one task file, or a file written by
 ``adhere generate guidebench-coupons``) or ``generate: {n: N, seed: S}`` (fresh
@@ -16,42 +24,86 @@ coupon-math tasks).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from adhere.core import Check, CheckKind, Instance, Source, Trajectory, Verdict, VerifierRef
+from adhere.core import (
+    Check,
+    CheckKind,
+    Evidence,
+    EvidenceRequest,
+    Instance,
+    Source,
+    Trajectory,
+    Verdict,
+    VerifierRef,
+)
 from adhere.errors import SpecError
 from adhere.metrics import ScoredTrial, Table
 from adhere.spec import BenchmarkSpec
 from adhere.suites._registry import WrongItem, suite
+from adhere.suites.guidebench._ablations import pick_demos, reorder, rewrite
 from adhere.suites.guidebench._coupon_gen import CouponParams, generate_coupon_tasks
+from adhere.suites.guidebench._frame import build_prompts
 from adhere.suites.guidebench._load import load_directory, load_file, parse_task
 from adhere.suites.guidebench._metrics import VERIFIER, report_tables
 from adhere.suites.guidebench._oracle import oracle_text
-from adhere.suites.guidebench._parse import parse_answer
-from adhere.suites.guidebench._prompt import render_prompt, system_prompt
-from adhere.suites.guidebench._task import CATEGORIES, AnswerKind, Task, published_form
+from adhere.suites.guidebench._paper import label_text
+from adhere.suites.guidebench._protocol import (
+    Protocol,
+    Templates,
+    check_template_files,
+    read_templates,
+)
+from adhere.suites.guidebench._rule_edit import edit_rule
+from adhere.suites.guidebench._scoring import CHECK_ID, evidence_requests, score_reply
+from adhere.suites.guidebench._scoring import answer_key as _answer_key
+from adhere.suites.guidebench._task import CATEGORIES, Task, published_form
 
-CHECK_ID = "answer"
 _OPTIONS = {
     "guidelines": "guidelines",
     "reasoning": "reasoning",
     "perCategory": "per_category",
     "per_category": "per_category",
+    "protocol": "protocol",
+    "prompt": "prompt",
+    "parse": "parse",
+    "templates": "templates",
+    "reorder": "reorder",
+    "shots": "shots",
+    "rewrite": "rewrite",
+    "seed": "seed",
+    "ruleEdit": "rule_edit",
+    "rule_edit": "rule_edit",
 }
+_REWRITES = ("program", "math")
 _GENERATE = {"n": "n", "seed": "seed", "maxItems": "max_items", "maxCoupons": "max_coupons"}
 
 
-def task_to_instance(task: Task, *, guidelines: bool = True, reasoning: bool = True) -> Instance:
-    """The Instance a task is run as, in the chosen prompt variant."""
+def task_to_instance(
+    task: Task,
+    *,
+    guidelines: bool = True,
+    reasoning: bool = True,
+    protocol: Protocol | None = None,
+    templates: Templates | None = None,
+    demos: Sequence[Task] = (),
+    variant: Mapping[str, Any] | None = None,
+    edit: Mapping[str, Any] | None = None,
+) -> Instance:
+    """The Instance a task is run as, in the chosen prompt variant and protocol."""
     info = task.info
+    protocol = protocol or Protocol()
     shown = published_form(info.kind, task.gold)
+    system, user = build_prompts(
+        task, protocol, templates, guidelines=guidelines, reasoning=reasoning, demos=demos
+    )
     return Instance(
         id=task.id,
         suite="guidebench",
-        system_prompt=system_prompt(guidelines=guidelines),
-        turns=[render_prompt(task, guidelines=guidelines, reasoning=reasoning)],
+        system_prompt=system,
+        turns=[user],
         checks=[
             Check(
                 id=CHECK_ID,
@@ -69,25 +121,45 @@ def task_to_instance(task: Task, *, guidelines: bool = True, reasoning: bool = T
             "reasoning": "cot" if reasoning else "direct",
             "index": task.index,
             "gold": task.gold,
+            # the default protocol adds nothing, so instances (and the fingerprints of
+            # earlier runs) stay as they were
+            **(
+                {"protocol": {"name": protocol.name, **protocol.as_dict()}}
+                if protocol != Protocol()
+                else {}
+            ),
+            **({"variant": dict(variant)} if variant else {}),
+            # the gold label precision/recall count under the paper's parsing (a failed
+            # run's verdict carries none)
+            **(
+                {"gold_label": label_text(task.published_reference)}
+                if protocol.parse != "adhere"
+                else {}
+            ),
+            **_edit_metadata(edit),
             "answer_key": {
                 "kind": info.kind,
                 "gold": task.gold,
                 "options": [letter for letter, _ in task.options],
                 "analysis": task.analysis,
+                **({"reference": task.published_reference} if protocol.parse != "adhere" else {}),
             },
         },
     )
 
 
-def _answer_key(instance: Instance) -> tuple[AnswerKind, str, tuple[str, ...], str]:
-    try:
-        key = instance.metadata["answer_key"]
-        return key["kind"], str(key["gold"]), tuple(key["options"]), str(key.get("analysis", ""))
-    except (KeyError, TypeError) as exc:
-        raise SpecError(
-            f"instance {instance.id!r} is not a GuideBench instance (no answer key)",
-            field="metadata.answer_key",
-        ) from exc
+def _edit_metadata(edit: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Scalar keys for reports (``rule_edit``, ``edit_pair``, ``edit_original_answer``)."""
+    if edit is None:
+        return {}
+    if "edited_id" in edit:
+        return {"rule_edit": "original", "edit_pair": edit["edited_id"]}
+    return {
+        "rule_edit": "edited",
+        "edit_pair": edit["original_id"],
+        "edit_original_answer": edit["original_answer"],
+        "edit": dict(edit),
+    }
 
 
 def subset(tasks: Sequence[Task], per_category: int) -> list[Task]:
@@ -113,11 +185,33 @@ class GuideBenchSuite:
         unknown = sorted(set(options) - set(_OPTIONS))
         if unknown:
             raise SpecError(
-                f"unknown GuideBench options {unknown}; accepted: guidelines, reasoning, "
-                "perCategory",
+                f"unknown GuideBench options {unknown}; accepted: "
+                + ", ".join(k for k in _OPTIONS if k != "per_category"),
                 field="spec.options",
             )
         values = {_OPTIONS[k]: v for k, v in options.items()}
+        self.protocol = Protocol.from_options(values)
+        self.template_files = check_template_files(values.get("templates"))
+        self.reorder: bool = values.get("reorder", False)
+        if not isinstance(self.reorder, bool):
+            raise SpecError("expected true or false", field="spec.options.reorder")
+        self.shots: int = values.get("shots", 0)
+        if self.shots not in (0, 2):
+            raise SpecError(
+                "expected 0 or 2 (the paper's 2-shot demonstration)", field="spec.options.shots"
+            )
+        self.rewrite: str | None = values.get("rewrite")
+        if self.rewrite is not None and self.rewrite not in _REWRITES:
+            raise SpecError(f"expected one of {list(_REWRITES)}", field="spec.options.rewrite")
+        self.rule_edit: bool = values.get("rule_edit", False)
+        if not isinstance(self.rule_edit, bool):
+            raise SpecError("expected true or false", field="spec.options.ruleEdit")
+        if self.rule_edit and self.rewrite is not None:
+            raise SpecError("ruleEdit edits rules as written: choose it or rewrite, not both",
+                            field="spec.options.ruleEdit")  # fmt: skip
+        self.seed: int = values.get("seed", 0)
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise SpecError("expected an integer", field="spec.options.seed")
         for name in ("guidelines", "reasoning"):
             if not isinstance(values.get(name, True), bool):
                 raise SpecError("expected true or false", field=f"spec.options.{name}")
@@ -156,11 +250,93 @@ class GuideBenchSuite:
                 )
         else:
             raise SpecError("GuideBench reads 'path' or 'generate'", file=file, field="spec.source")
+        pool = tasks
         if self.per_category is not None:
             tasks = subset(tasks, self.per_category)
-        return [
-            task_to_instance(t, guidelines=self.guidelines, reasoning=self.reasoning) for t in tasks
-        ]
+        if self.rewrite is not None:
+            pool = self._rewritten(pool, file)
+            rewritten = {t.id: t for t in pool}
+            tasks = [rewritten[t.id] for t in tasks if t.id in rewritten]
+        edits = self._edits(tasks, file) if self.rule_edit else {}
+        templates = read_templates(self.template_files, base_dir, file)
+        variant = self.variant()
+        out = []
+        runs: list[tuple[Task, dict[str, Any] | None]] = []
+        for original in tasks:
+            if original.id in edits:
+                edited, what = edits[original.id]
+                runs += [(original, {"edited_id": edited.id}), (edited, what)]
+            else:
+                runs.append((original, None))
+        for task, change in runs:
+            shown = self._transformed(task, file)
+            demos = (
+                [self._transformed(d, file) for d in pick_demos(pool, task, self.seed)]
+                if self.shots
+                else []
+            )
+            out.append(
+                task_to_instance(
+                    shown,
+                    guidelines=self.guidelines,
+                    reasoning=self.reasoning,
+                    protocol=self.protocol,
+                    templates=templates,
+                    demos=demos,
+                    variant=variant,
+                    edit=change,
+                )
+            )
+        return out
+
+    def _edits(self, tasks: Sequence[Task], file: str) -> dict[str, tuple[Task, dict[str, Any]]]:
+        """Original id → (its edited copy, what was edited), for the tasks that allow it."""
+        found = {}
+        for task in tasks:
+            made = edit_rule(task, self.seed)
+            if made is not None:
+                found[task.id] = made
+        if not found:
+            raise SpecError(
+                "ruleEdit: none of the tasks can be edited: rule edits need coupon-math tasks "
+                "with their structured problem (generated tasks: source generate, or a file "
+                "written by adhere generate guidebench-coupons); the published data has none "
+                "(docs/guidebench.md, 'Rule edits')",
+                file=file,
+                field="spec.options.ruleEdit",
+            )
+        return found
+
+    def variant(self) -> dict[str, Any]:
+        """The Table 3 formulation chosen (empty: the original)."""
+        chosen: dict[str, Any] = {}
+        if self.reorder:
+            chosen["reorder"] = True
+        if self.shots:
+            chosen["shots"] = self.shots
+        if self.rewrite:
+            chosen["rewrite"] = self.rewrite
+        if chosen and (self.reorder or self.shots):
+            chosen["seed"] = self.seed
+        return chosen
+
+    def _rewritten(self, tasks: Sequence[Task], file: str) -> list[Task]:
+        """The tasks ``rewrite`` can rewrite, rewritten (the others are left out)."""
+        out = [t for t in (rewrite(task, self.rewrite) for task in tasks) if t is not None]  # type: ignore[arg-type]
+        if not out:
+            raise SpecError(
+                f"rewrite: {self.rewrite}: none of the tasks has a structured coupon problem "
+                "(generated coupon tasks, or the published math tasks whose reading "
+                "reproduces the published answer; docs/guidebench.md, 'Table 3 formulations')",
+                file=file,
+                field="spec.options.rewrite",
+            )
+        return out
+
+    def _transformed(self, task: Task, file: str) -> Task:
+        if self.reorder:
+            task = reorder(task, self.seed)
+        return task
 
     @staticmethod
     def _generated(raw: dict[str, Any], file: str) -> list[Task]:
@@ -186,33 +362,18 @@ class GuideBenchSuite:
             ) from None
         return [parse_task(r, "math", i, where=f"generated[{i}]") for i, r in enumerate(records)]
 
-    def score(self, instance: Instance, trajectory: Trajectory) -> list[Verdict]:
-        """One verdict: the last assistant reply's final answer against the reference."""
-        kind, gold, options, _analysis = _answer_key(instance)
-        replies = [m.content for m in trajectory.assistant_turns()]
-        used = max((i for i, r in enumerate(replies) if r.strip()), default=None)
-        parsed = parse_answer(replies[used] if used is not None else "", kind, options)
-        if parsed.value is None:
-            outcome = "invalid"
-        else:
-            outcome = "correct" if parsed.value == gold else "wrong"
-        return [
-            Verdict(
-                check_id=CHECK_ID,
-                result="pass" if outcome == "correct" else "fail",
-                decided_by=VERIFIER,
-                reasoning=parsed.error,
-                evidence=used,
-                details={
-                    "category": outcome,
-                    "got": parsed.value,
-                    "expected": gold,
-                    "raw": parsed.raw,
-                    "via": parsed.via,
-                    "normalized": list(parsed.steps),
-                },
-            )
-        ]
+    def evidence(self, instance: Instance, trajectory: Trajectory) -> Sequence[EvidenceRequest]:
+        """With ``parse: llm``: the extraction question for the rollout's judge panel."""
+        return evidence_requests(instance, trajectory)
+
+    def score(
+        self,
+        instance: Instance,
+        trajectory: Trajectory,
+        evidence: Mapping[str, Evidence] | None = None,
+    ) -> list[Verdict]:
+        """One verdict: the final answer against the reference (see :mod:`._scoring`)."""
+        return [score_reply(instance, trajectory, evidence)]
 
     def oracle_reply(self, instance: Instance, turn: int, wrong: WrongItem) -> str:
         """The published analysis as reasoning (CoT variant), then the answer."""
@@ -225,6 +386,8 @@ class GuideBenchSuite:
             analysis=analysis,
             reasoning=instance.metadata.get("reasoning", "cot") == "cot",
             wrong=wrong,
+            frame=str((instance.metadata.get("protocol") or {}).get("prompt", "adhere")),
+            old=instance.metadata.get("edit_original_answer"),
         )
 
     def breakdowns(self) -> Sequence[str]:

@@ -81,6 +81,20 @@ class Task:
     source: Literal["published", "generated"] = "published"
     problem: dict[str, Any] | None = field(default=None, compare=False)
     """Generated coupon tasks: the structured problem the solver answered."""
+    reference: Any = field(default=None, compare=False)
+    """The reference answer exactly as published (``1``, ``"2（强相关）"``, ``"497.5"``);
+    the paper's exact-match scoring compares against it. ``None``: the canonical form."""
+    options_text: str = field(default="", compare=False)
+    """The ``MultipleOptions`` text as published (the paper's prompts show it as is)."""
+
+    @property
+    def published_reference(self) -> Any:
+        """The reference as published, or the canonical gold in its published form."""
+        return (
+            self.reference
+            if self.reference is not None
+            else published_form(self.info.kind, self.gold)
+        )
 
     @property
     def info(self) -> CategoryInfo:

@@ -4,13 +4,8 @@ Each sample draws its randomness from a hash of (seed, language, cell, index), s
 sample does not change when other cells or languages are added to a sweep.
 
 Length-aware selection: a value's length is its bit length (integers) or character
-count (strings). At every step the generator applies each type-compatible
-instruction to the current value and classes it as growing, shrinking or keeping the
-length; it then picks, at random, among the instructions whose output lands closest
-to the target length (within a slack of one), never the same instruction twice in a
-row. One step in five (``EXPLORE``) is instead picked uniformly among every valid
-instruction, so rarely length-neutral ones (surrounding, tripling) still occur and
-the chain is steered back afterwards. Chains whose values would leave an
+count (strings). Each step is chosen by adhere's rule or the paper's
+(``selection``; :mod:`._select` describes both). Chains whose values would leave an
 instruction's domain are not generated.
 """
 
@@ -23,20 +18,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from adhere.errors import SpecError
-from adhere.suites.pacific._instructions import INSTRUCTIONS, INT_LIMIT, Instruction, value_length
-from adhere.suites.pacific._sample import Kind, Mode, Sample, SampleLanguage, Step
+from adhere.suites.pacific._sample import Kind, Mode, Sample, SampleLanguage, Selection, Step
+from adhere.suites.pacific._select import MAX_CHAIN_STRING, adhere_step, paper_step
 
 CODE_LANGUAGES: tuple[SampleLanguage, ...] = ("python", "java", "cpp")
-MAX_CHAIN_STRING = 120
-"""Longest intermediate string the generator allows (keeps prompts readable)."""
-EXPLORE = 0.2
-"""Share of steps picked uniformly among all valid instructions, so every instruction
-appears in every cell, not only the ones that best keep the length."""
 
 
 @dataclass(frozen=True)
 class GeneratorParams:
-    """The six generator parameters (lists give a grid, one cell per combination)."""
+    """The generator parameters (lists give a grid, one cell per combination)."""
 
     instructions: Sequence[int] = (3,)
     lengths: Sequence[int] = (5,)
@@ -45,6 +35,7 @@ class GeneratorParams:
     mode: Mode = "prompt"
     kind: Kind = "code"
     languages: Sequence[SampleLanguage] = field(default=())
+    selection: Selection = "adhere"
 
     def resolved_languages(self) -> tuple[SampleLanguage, ...]:
         """Languages actually generated: python/java/cpp for code, nl for natural language."""
@@ -70,6 +61,10 @@ class GeneratorParams:
             raise SpecError(f"expected 'prompt' or 'chat', got {self.mode!r}", field="mode")
         if self.kind not in ("code", "nl"):
             raise SpecError(f"expected 'code' or 'nl', got {self.kind!r}", field="kind")
+        if self.selection not in ("adhere", "paper"):
+            raise SpecError(
+                f"expected 'adhere' or 'paper', got {self.selection!r}", field="selection"
+            )
         self.resolved_languages()
 
 
@@ -78,42 +73,12 @@ def _rng(*parts: object) -> random.Random:
     return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
 
 
-def _in_chain_domain(value: int | str) -> bool:
-    if isinstance(value, int):
-        return 0 <= value < INT_LIMIT
-    return len(value) <= MAX_CHAIN_STRING
-
-
 def _initial_value(rng: random.Random, target: int) -> int | str:
     if rng.random() < 0.5:
         bits = max(1, min(target, 30))
         low = 0 if bits == 1 else 1 << (bits - 1)
         return rng.randrange(low, 1 << bits)
     return "".join(rng.choice(string.ascii_letters) for _ in range(min(target, MAX_CHAIN_STRING)))
-
-
-def _next_step(
-    rng: random.Random, value: int | str, target: int, previous: int | None
-) -> tuple[Instruction, int | str] | None:
-    kind = "int" if isinstance(value, int) else "str"
-    scored: list[tuple[int, Instruction, int | str]] = []
-    for instruction in INSTRUCTIONS:
-        if instruction.in_type != kind or instruction.paper_id == previous:
-            continue
-        if not instruction.accepts(value):
-            continue
-        out = instruction(value)
-        if not _in_chain_domain(out):
-            continue
-        scored.append((abs(value_length(out) - target), instruction, out))
-    if not scored:
-        return None
-    if rng.random() < EXPLORE:
-        _dist, instruction, out = rng.choice(scored)
-        return instruction, out
-    best = min(s[0] for s in scored)
-    pool = [(ins, out) for dist, ins, out in scored if dist <= best + 1]
-    return rng.choice(pool)
 
 
 def generate_sample(
@@ -125,16 +90,23 @@ def generate_sample(
     length: int,
     seed: int,
     index: int,
+    selection: Selection = "adhere",
 ) -> Sample:
-    """Generate one sample deterministically from its coordinates."""
+    """Generate one sample deterministically from its coordinates.
+
+    Both selection rules start from the same random stream, so a sample's initial value
+    is the same under either; the paper's samples' ids start ``pacific-paper-``.
+    """
     rng = _rng("pacific", seed, language, instructions, length, index)
+    pick = paper_step if selection == "paper" else adhere_step
+    prefix = "pacific-paper" if selection == "paper" else "pacific"
     for _attempt in range(100):
         value = _initial_value(rng, length)
         initial = value
         steps: list[Step] = []
         previous: int | None = None
         for _ in range(instructions):
-            picked = _next_step(rng, value, length, previous)
+            picked = pick(rng, value, length, previous)
             if picked is None:
                 break
             instruction, out = picked
@@ -142,7 +114,7 @@ def generate_sample(
             previous, value = instruction.paper_id, out
         if len(steps) == instructions:
             return Sample(
-                id=f"pacific-{language}-n{instructions}-l{length}-{mode}-{index:03d}",
+                id=f"{prefix}-{language}-n{instructions}-l{length}-{mode}-{index:03d}",
                 language=language,
                 kind=kind,
                 mode=mode,
@@ -151,6 +123,7 @@ def generate_sample(
                 seed=seed,
                 initial=initial,
                 steps=steps,
+                selection=selection,
             )
     raise RuntimeError(  # pragma: no cover - every start value has a type-compatible step
         f"could not build a chain of {instructions} steps"
@@ -172,4 +145,5 @@ def generate(params: GeneratorParams) -> Iterator[Sample]:
                         length=length,
                         seed=params.seed,
                         index=index,
+                        selection=params.selection,
                     )

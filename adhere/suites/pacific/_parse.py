@@ -4,6 +4,8 @@ Rules (documented in docs/pacific.md):
 
 * A tag pair is ``[ANSWER][i]`` … ``[\ANSWER]``; the closing tag may also be written
   ``[/ANSWER]``; tag names are matched case-insensitively; ``i`` is a decimal index.
+  Strict parsing (``parse: strict``, the paper's protocol) takes the paper's pattern
+  literally: ``[ANSWER][i]`` with no space inside, closed by ``[\ANSWER]``, upper case.
 * The text between the tags is stripped of surrounding whitespace; one pair of
   matching surrounding quotes (``"``, ``'`` or a backtick) is removed.
 * An integer answer must be a plain decimal integer (optional sign); ``12.0``,
@@ -24,6 +26,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 _TAG = re.compile(r"\[ANSWER\]\s*\[\s*(\d+)\s*\](.*?)\[[\\/]ANSWER\]", re.IGNORECASE | re.DOTALL)
+_STRICT_TAG = re.compile(r"\[ANSWER\]\[(\d+)\]((?:(?!\[ANSWER\]).)*?)\[\\ANSWER\]", re.DOTALL)
+"""The paper's pattern; an answer never runs over the next opening tag."""
 _INT = re.compile(r"^[+-]?\d+$")
 _QUOTES = ('"', "'", "`")
 
@@ -57,10 +61,10 @@ def clean_answer(text: str) -> str:
     return text
 
 
-def parse_reply(text: str) -> ParsedReply:
-    """Find every answer tag in ``text``."""
+def parse_reply(text: str, *, strict: bool = False) -> ParsedReply:
+    """Find every answer tag in ``text`` (``strict``: the paper's pattern only)."""
     answers: dict[int, list[str]] = defaultdict(list)
-    for match in _TAG.finditer(text):
+    for match in (_STRICT_TAG if strict else _TAG).finditer(text):
         answers[int(match.group(1))].append(clean_answer(match.group(2)))
     return ParsedReply(answers=dict(answers))
 

@@ -15,8 +15,10 @@ from adhere.suites._registry import WrongItem, suite
 from adhere.suites.pacific._generate import GeneratorParams, generate
 from adhere.suites.pacific._instructions import by_id
 from adhere.suites.pacific._parse import classify, parse_reply
-from adhere.suites.pacific._prompt import SYSTEM_PROMPT, format_answer, render_prompt
+from adhere.suites.pacific._prompt import format_answer
+from adhere.suites.pacific._protocol import Protocol, read_templates, template_files
 from adhere.suites.pacific._sample import Sample
+from adhere.suites.pacific._templates import ADHERE_TEMPLATES, PromptTemplates, render_turns
 
 VERIFIER = "pacific.answer"
 _GENERATE_KEYS = {
@@ -37,8 +39,18 @@ def step_key(index: int) -> str:
     return f"step-{index}"
 
 
-def sample_to_instance(sample: Sample) -> Instance:
-    """The Instance a sample is run as."""
+def sample_to_instance(
+    sample: Sample,
+    templates: PromptTemplates = ADHERE_TEMPLATES,
+    protocol: Protocol | None = None,
+) -> Instance:
+    """The Instance a sample is run as.
+
+    ``protocol``: the Benchmark's choices; those that differ from adhere's default are
+    recorded in the metadata (``protocol``), which scoring reads (strict parsing).
+    Instances of the default protocol carry no such key, so they keep the content
+    (and the fingerprint) they had before protocols existed.
+    """
     checks = [
         Check(
             id=step_key(i),
@@ -51,27 +63,37 @@ def sample_to_instance(sample: Sample) -> Instance:
         )
         for i, step in enumerate(sample.steps, start=1)
     ]
+    system, turns = render_turns(sample, templates)
+    metadata: dict[str, Any] = {
+        "language": sample.language,
+        "kind": sample.kind,
+        "mode": sample.mode,
+        "instructions": sample.instructions,
+        "length": sample.target_length,
+        "difficulty": sample.difficulty,
+        "sample": sample.record(),
+    }
+    if protocol is not None and protocol.differences():
+        metadata["protocol"] = {"name": protocol.name, **protocol.differences()}
     return Instance(
         id=sample.id,
         suite="pacific",
-        system_prompt=SYSTEM_PROMPT,
-        turns=render_prompt(sample),
+        system_prompt=system,
+        turns=turns,
         checks=checks,
-        metadata={
-            "language": sample.language,
-            "kind": sample.kind,
-            "mode": sample.mode,
-            "instructions": sample.instructions,
-            "length": sample.target_length,
-            "difficulty": sample.difficulty,
-            "sample": sample.model_dump(mode="json"),
-        },
+        metadata=metadata,
     )
 
 
 def instance_sample(instance: Instance) -> Sample:
     """The sample an instance was built from."""
     return Sample.model_validate(instance.metadata["sample"])
+
+
+def strict_parsing(instance: Instance) -> bool:
+    """The instance is scored by the paper's pattern taken literally (``parse: strict``)."""
+    protocol = instance.metadata.get("protocol")
+    return isinstance(protocol, dict) and protocol.get("parse") == "strict"
 
 
 def _answer_key(instance: Instance) -> tuple[str, list[int | str]]:
@@ -132,7 +154,7 @@ def _param_value(name: str, value: Any) -> Any:
     return value
 
 
-def _params(raw: dict[str, Any], file: str) -> GeneratorParams:
+def _params(raw: dict[str, Any], file: str, selection: str = "adhere") -> GeneratorParams:
     kwargs: dict[str, Any] = {}
     for key, value in raw.items():
         where = f"spec.source.generate.{key}"
@@ -149,6 +171,7 @@ def _params(raw: dict[str, Any], file: str) -> GeneratorParams:
             kwargs[name] = _param_value(name, value)
         except ValueError as exc:
             raise SpecError(str(exc), file=file, field=where) from None
+    kwargs["selection"] = selection
     try:
         params = GeneratorParams(**kwargs)
         params.validate()
@@ -172,21 +195,26 @@ class PacificSuite:
     name = "pacific"
 
     def __init__(self, **options: Any) -> None:
-        if options:
-            raise SpecError(
-                f"PACIFIC takes no options, got {sorted(options)}", field="spec.options"
-            )
+        self.protocol = Protocol.from_options(options)
+        self.template_files = template_files(options.get("templates"))
 
     def load(self, spec: BenchmarkSpec, *, base_dir: Path, file: str = "") -> list[Instance]:
         """Instances from a samples file or from generator parameters."""
+        try:
+            protocol = Protocol.from_options(spec.options)
+            files = template_files(spec.options.get("templates"))
+        except SpecError as exc:
+            raise SpecError(exc.message, file=file, field=exc.field) from None
+        templates = protocol.templates(read_templates(files, base_dir, file))
         if spec.source.generate is not None:
-            return [sample_to_instance(s) for s in generate(_params(spec.source.generate, file))]
+            params = _params(spec.source.generate, file, protocol.selection)
+            return [sample_to_instance(s, templates, protocol) for s in generate(params)]
         if spec.source.path is None:
             raise SpecError("PACIFIC reads 'path' or 'generate'", file=file, field="spec.source")
         path = Path(spec.source.path)
         if not path.is_absolute():
             path = base_dir / path
-        return load_samples(path)
+        return load_samples(path, templates, protocol)
 
     def score(self, instance: Instance, trajectory: Trajectory) -> list[Verdict]:
         """One verdict per step, with the invalid-output category in ``details``."""
@@ -194,14 +222,15 @@ class PacificSuite:
         replies = [m.content for m in trajectory.assistant_turns()]
         n = len(expected_values)
         verdicts = []
-        whole = parse_reply("\n".join(replies)) if mode == "prompt" else None
+        strict = strict_parsing(instance)
+        whole = parse_reply("\n".join(replies), strict=strict) if mode == "prompt" else None
         for i, expected in enumerate(expected_values, start=1):
             if whole is not None:
                 parsed = whole
                 expected_here = set(range(1, n + 1))
                 evidence = len(replies) - 1 if replies else None
             else:
-                parsed = parse_reply(replies[i - 1] if i - 1 < len(replies) else "")
+                parsed = parse_reply(replies[i - 1] if i - 1 < len(replies) else "", strict=strict)
                 expected_here = {i}
                 evidence = i - 1 if i - 1 < len(replies) else None
             outcome = classify(parsed, i, expected)
@@ -245,8 +274,16 @@ class PacificSuite:
         return ("prompt-level accuracy", "instruction-level accuracy")
 
 
-def load_samples(path: Path) -> list[Instance]:
-    """Read a samples file written by ``adhere generate pacific``."""
+def load_samples(
+    path: Path,
+    templates: PromptTemplates = ADHERE_TEMPLATES,
+    protocol: Protocol | None = None,
+) -> list[Instance]:
+    """Read a samples file written by ``adhere generate pacific``.
+
+    With a ``protocol``, every sample must have been generated by its chain selection
+    (a file of adhere's chains under ``selection: paper`` is refused, naming the line).
+    """
     out = []
     seen: set[str] = set()
     for number, data in iter_jsonl(path):
@@ -258,8 +295,17 @@ def load_samples(path: Path) -> list[Instance]:
             raise SpecError(err["msg"], file=where, field=format_location(err["loc"])) from None
         if sample.id in seen:
             raise SpecError(f"duplicate sample id {sample.id!r}", file=where, field="id")
+        if protocol is not None and sample.selection != protocol.selection:
+            raise SpecError(
+                f"this sample's chain was chosen by {sample.selection!r} selection but the "
+                f"Benchmark asks for {protocol.selection!r}: generate the file with "
+                f"`adhere generate pacific --selection {protocol.selection}`, or set "
+                f"`selection: {sample.selection}` in spec.options",
+                file=where,
+                field="selection",
+            )
         seen.add(sample.id)
-        out.append(sample_to_instance(sample))
+        out.append(sample_to_instance(sample, templates, protocol))
     if not out:
         raise SpecError("no samples in file", file=str(path))
     return out

@@ -136,3 +136,10 @@ values; operator.config is merged on top.
 {{- end }}
 {{- toYaml (mergeOverwrite $config (deepCopy .Values.operator.config)) }}
 {{- end }}
+
+{{/* Non-empty when trials.networkPolicy.store names a peer by selector (an in-cluster store). */}}
+{{- define "adhere.storeSelectorPeer" -}}
+{{- range .Values.trials.networkPolicy.store.to }}
+{{- if or (hasKey . "namespaceSelector") (hasKey . "podSelector") }}true{{ end }}
+{{- end }}
+{{- end }}

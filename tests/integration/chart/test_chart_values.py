@@ -24,6 +24,8 @@ LITERALS = {
     "workerResources",
     "podSecurityContext",
     "securityContext",
+    "to",  # NetworkPolicy peers and ports of trials.networkPolicy's rules
+    "ports",
 }
 KEY = re.compile(r"^(?P<indent> *)(?P<key>[A-Za-z0-9_-]+):")
 
@@ -75,3 +77,21 @@ def test_chart_versions() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert chart["apiVersion"] == "v2" and chart["name"] == "adhere"
     assert chart["appVersion"] == project["version"]
+
+
+def test_the_documented_values_file_fits_the_schema() -> None:
+    """docs/kubernetes.md's my-values.yaml (MinIO, its NetworkPolicy peer) is accepted."""
+    text = (ROOT / "docs" / "kubernetes.md").read_text(encoding="utf-8")
+    block = text.split("# my-values.yaml\n", 1)[1].split("```", 1)[0]
+    documented = yaml.safe_load(block)
+    assert documented["trials"]["networkPolicy"]["store"]["ports"] == [
+        {"protocol": "TCP", "port": 9000}
+    ]
+
+    def merged(base: Any, over: Any) -> Any:  # as Helm merges a values file on the defaults
+        if isinstance(base, dict) and isinstance(over, dict):
+            return {k: merged(base.get(k), over[k]) if k in over else base[k]
+                    for k in {**base, **over}}  # fmt: skip
+        return over
+
+    jsonschema.Draft7Validator(SCHEMA).validate(merged(VALUES, documented))

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from adhere.artifacts import RolloutStore
+from adhere.core import TrialResult
 from adhere.observe import JsonlDirSink, ProxyConfig, RecordingProxy, Upstream
 from adhere.runner._trial import prepare_rollout, run_stored_trial
 from adhere.spec import Benchmark, Rollout, RunConfig
@@ -168,6 +169,70 @@ async def run_trials_like_pods(
             store.uri, trial_id, proxy_url=proxy_url, calls_dir=calls_dir
         )
         assert result.status == "ok", result.error
+
+
+def container_command(job: dict[str, Any], name: str) -> list[str]:
+    """The command of the container ``name`` of a trial Job's pod."""
+    pod = job["spec"]["template"]["spec"]
+    found = {c["name"]: c for c in [*pod.get("initContainers", []), *pod["containers"]]}
+    return list(found[name]["command"])
+
+
+def arg(command: list[str], option: str) -> str:
+    return command[command.index(option) + 1]
+
+
+def open_trials(uri: str) -> list[Any]:
+    from adhere.runner import open_rollout_uri, plan_rollout, stored_config
+
+    store = open_rollout_uri(uri)
+    plan, _ = plan_rollout(stored_config(store), store.read_instances())
+    return list(plan.trials)
+
+
+async def play_pod(
+    job: dict[str, Any], pod_dir: Path, proxy_url: str | None, calls_dir: Path | None
+) -> TrialResult:
+    """A trial pod's three steps with the Job's own arguments, in this process.
+
+    ``stage`` (store credentials) fills the spool, the trial runs against the spool
+    only, and ``upload`` (store credentials) copies its files to the store once the
+    trial said it is done. (``test_operator_pod_credentials`` plays the same steps
+    as separate processes with each container's own environment.)
+    """
+    import threading
+
+    from adhere.runner import Spool, stage_trial, upload_trial
+
+    stage = container_command(job, "stage")
+    trial = container_command(job, "trial")
+    spool, state = pod_dir / "spool", pod_dir / "state"
+    uri, trial_id = arg(stage, "--rollout-uri"), arg(stage, "--trial")
+    stage_trial(uri, trial_id, attempt=int(arg(stage, "--attempt")), spool=spool, state=state)
+    assert arg(trial, "--spool") == "/spool" and arg(trial, "--trial") == trial_id
+    where = Spool(spool)
+    # The agent's container sees its own instance only, not the others' checks.
+    staged = where.store(where.what_to_run()["rollout"]).read_instances()
+    (planned,) = [t for t in open_trials(uri) if t.id == trial_id]
+    assert [i.id for i in staged] == [planned.instance]
+    lock = where.hold()
+    try:
+        result = await run_stored_trial(
+            where.rollout_uri(),
+            trial_id,
+            attempt=where.attempt(),
+            proxy_url=proxy_url if "--proxy-url" in trial else None,
+            calls_dir=calls_dir if "--proxy-url" in trial else None,
+        )
+        done = where.finish(result.status, 0 if result.status == "ok" else 1)
+    finally:
+        os.close(lock)
+    stopped = threading.Event()
+    stopped.set()  # the trial is over: the upload syncs once and acknowledges
+    await asyncio.to_thread(upload_trial, uri, trial_id, spool=spool, state=state, stop=stopped)
+    answer = {"ok": True, "files": 5, "error": None, "done": done["nonce"]}
+    assert where.acknowledgement() == answer
+    return result
 
 
 async def wait_for(predicate: Any, timeout: float = 10.0, what: str = "condition") -> Any:

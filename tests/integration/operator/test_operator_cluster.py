@@ -1,9 +1,10 @@
 """The operator (kopf's runner) against kmock's Kubernetes emulator over HTTP.
 
 There is no kubelet: each test plays the part of the trial pods itself — it runs a
-Job's trial with the real entrypoint (``run_stored_trial``, through a recording proxy
-holding the key, against the scripted policy server) and then marks the Job complete
-in the emulator, as the Job controller would.
+Job's stage, trial and upload steps with the real entrypoints and the Job's own
+arguments (the trial through a recording proxy holding the key, against the scripted
+policy server) and then marks the Job complete in the emulator, as the Job controller
+would.
 """
 
 from __future__ import annotations
@@ -14,13 +15,16 @@ from typing import Any
 import pytest
 from kmock import KubernetesEmulator
 
-from adhere.runner._trial import open_rollout_uri, run_stored_trial
+from adhere.runner._trial import open_rollout_uri
 from adhere.suites import get_suite
 from adhere.testing import InstanceAnswerKey, PolicyServer, PolicyServerConfig
 from tests.integration.operator._operator_parts import (
     KEY,
     NS,
+    arg,
     benchmark_body,
+    container_command,
+    play_pod,
     proxy_sidecar,
     rollout_body,
     scripted_model,
@@ -89,10 +93,7 @@ class Pods:
     async def finish(self, names: list[str]) -> None:
         for name in names:
             job = jobs(self.cluster)[name]
-            command = job["spec"]["template"]["spec"]["containers"][0]["command"]
-            uri = command[command.index("--rollout-uri") + 1]
-            trial_id = command[command.index("--trial") + 1]
-            attempt = int(command[command.index("--attempt") + 1])
+            uri = arg(container_command(job, "stage"), "--rollout-uri")
             store = open_rollout_uri(uri)
             server = PolicyServer(
                 PolicyServerConfig(
@@ -103,13 +104,8 @@ class Pods:
             upstream = await server.start()
             calls = self.tmp_path / "calls" / name
             try:
-                if "--proxy-url" in command:
-                    async with proxy_sidecar(upstream, job_model(job), calls) as url:
-                        result = await run_stored_trial(
-                            uri, trial_id, attempt=attempt, proxy_url=url, calls_dir=calls
-                        )
-                else:
-                    result = await run_stored_trial(uri, trial_id, attempt=attempt)
+                async with proxy_sidecar(upstream, job_model(job), calls) as url:
+                    result = await play_pod(job, self.tmp_path / "pods" / name, url, calls)
             finally:
                 await server.stop()
             assert result.status == "ok", result.error
@@ -277,7 +273,8 @@ async def test_a_spec_edit_replans(
     assert not set(first) & set(now)  # the dropped model's active Job was deleted
     assert all(j["metadata"]["labels"]["adhere.dev/model"] == "oracle" for j in now.values())
     scripted_pod = next(iter(now.values()))["spec"]["template"]["spec"]
-    assert "initContainers" not in scripted_pod  # the scripted test double runs in-process
+    # The scripted test double runs in-process: no proxy sidecar, only the store steps.
+    assert [c["name"] for c in scripted_pod["initContainers"]] == ["stage", "upload"]
     assert status(cluster)["trials"]["planned"] == 3
 
 

@@ -18,15 +18,8 @@ from adhere.suites.guidebench import (
 )
 from adhere.suites.guidebench._coupon_json import problem_from_json, problem_to_json
 from adhere.suites.guidebench._coupons import evaluate
-from tests.unit.guidebench.published_math import (
-    MID,
-    READINGS,
-    agreement,
-    disc,
-    fix,
-    items,
-    thr,
-)
+from adhere.suites.guidebench._published_math import MID, disc, fix, items, thr
+from tests.unit.guidebench.published_math import READINGS, agreement
 
 D, T, F = Kind.DISCOUNT, Kind.THRESHOLD, Kind.FIXED
 

@@ -55,7 +55,8 @@ def test_subset_spreads_over_each_file(instances) -> None:
     [
         ({"guidelines": "no"}, "true or false"),
         ({"perCategory": 0}, "positive integer"),
-        ({"shots": 3}, "unknown GuideBench options"),
+        ({"shot": 2}, "unknown GuideBench options"),
+        ({"shots": 3}, "expected 0 or 2"),
     ],
 )
 def test_bad_options(options, message) -> None:

@@ -81,7 +81,7 @@ def test_the_trial_runs_the_instance_image_in_its_workspace_with_the_runtime_inj
     assert trial_container["image"] == IMAGE
     assert trial_container["workingDir"] == "/app"
     assert trial_container["command"][:3] == ["/adhere-runtime/venv/bin/adhere", "trial", "run"]
-    assert trial_container["command"][3:7] == ["--rollout-uri", URI, "--trial", trial().id]
+    assert trial_container["command"][3:7] == ["--spool", "/spool", "--trial", trial().id]
     assert "--proxy-url" in trial_container["command"]
     env = {e["name"]: e["value"] for e in trial_container["env"]}
     assert env["ADHERE_WORKSPACE_DIR"] == "/app"
@@ -103,8 +103,8 @@ def test_the_trial_runs_the_instance_image_in_its_workspace_with_the_runtime_inj
 def test_init_containers_copy_the_runtime_then_the_workspace_beside_the_proxy() -> None:
     spec = pod(job())
     init = spec["initContainers"]
-    assert [c["name"] for c in init] == ["proxy", "runtime", "workspace"]
-    runtime, workspace = init[1], init[2]
+    assert [c["name"] for c in init] == ["proxy", "stage", "runtime", "workspace", "upload"]
+    runtime, workspace = init[2], init[3]
     assert runtime["image"] == "ghcr.io/adhere/scaffold-claude-code:0.1.0"
     assert runtime["command"] == ["cp", "-a", "/adhere-runtime/.", "/adhere-runtime-copy/"]
     assert runtime["volumeMounts"] == [{"name": "runtime", "mountPath": "/adhere-runtime-copy"}]
@@ -134,7 +134,12 @@ def test_init_containers_copy_the_runtime_then_the_workspace_beside_the_proxy() 
 
 def test_a_scripted_model_has_no_sidecar_but_the_same_injection() -> None:
     spec = pod(job(scripted=True))
-    assert [c["name"] for c in spec["initContainers"]] == ["runtime", "workspace"]
+    assert [c["name"] for c in spec["initContainers"]] == [
+        "stage",
+        "runtime",
+        "workspace",
+        "upload",
+    ]
     assert "--proxy-url" not in spec["containers"][0]["command"]
 
 
@@ -158,7 +163,7 @@ def test_root_images_are_an_explicit_setting_for_the_instance_containers_only() 
         assert security["allowPrivilegeEscalation"] is False and security["privileged"] is False
         assert security["capabilities"]["drop"] == ["ALL"]
         assert "SYS_ADMIN" not in security["capabilities"]["add"]
-    for name in ("proxy", "runtime"):
+    for name in ("proxy", "stage", "runtime", "upload"):
         assert containers[name]["securityContext"]["runAsNonRoot"] is True
     assert "runAsNonRoot" not in spec["securityContext"]
     # The setting leaves trials without an instance image restricted.
@@ -170,7 +175,7 @@ def test_root_images_are_an_explicit_setting_for_the_instance_containers_only() 
 def test_without_an_instance_image_the_layout_is_todays() -> None:
     assert job(None) == job(None, instanceImages=False)
     spec = pod(job(None))
-    assert [c["name"] for c in spec["initContainers"]] == ["proxy"]
+    assert [c["name"] for c in spec["initContainers"]] == ["proxy", "stage", "upload"]
     trial_container = spec["containers"][0]
     assert trial_container["image"] == "ghcr.io/adhere/scaffold-claude-code:0.1.0"
     assert trial_container["command"][:3] == ["adhere", "trial", "run"]

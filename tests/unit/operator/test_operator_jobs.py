@@ -66,18 +66,46 @@ def test_the_scaffold_image_runs_one_trial_against_the_proxy_sidecar() -> None:
         "adhere",
         "trial",
         "run",
-        "--rollout-uri",
-        URI,
+        "--spool",
+        "/spool",
         "--trial",
         trial().id,
-        "--attempt",
-        "2",
         "--no-sandbox",
         "--proxy-url",
         "http://127.0.0.1:8766",
         "--calls-dir",
         "/calls",
     ]
+    # The stage init container reads the rollout from the store and decides the attempt.
+    assert found["stage"]["command"] == [
+        "adhere",
+        "trial",
+        "stage",
+        "--rollout-uri",
+        URI,
+        "--trial",
+        trial().id,
+        "--attempt",
+        "2",
+        "--spool",
+        "/spool",
+        "--state",
+        "/adhere-state",
+    ]
+    upload = found["upload"]
+    assert upload["restartPolicy"] == "Always"  # a native sidecar, stopped after the trial
+    assert upload["command"][:7] == [
+        "adhere",
+        "trial",
+        "upload",
+        "--rollout-uri",
+        URI,
+        "--trial",
+        trial().id,
+    ]
+    assert upload["image"] == found["stage"]["image"] == "ghcr.io/adhere/proxy:0.1.0"
+    pod = manifest["spec"]["template"]["spec"]
+    assert [c["name"] for c in pod["initContainers"]] == ["proxy", "stage", "upload"]
     proxy = found["proxy"]
     assert proxy["image"] == "ghcr.io/adhere/proxy:0.1.0"
     assert proxy["restartPolicy"] == "Always"  # a native sidecar: the Job still completes
@@ -104,9 +132,23 @@ def test_the_api_key_comes_from_the_secret_and_only_the_proxy_sees_it() -> None:
     assert all("value" in e for e in found["trial"]["env"])  # no key, no valueFrom
 
 
-def test_every_container_is_restricted_with_writable_emptydirs() -> None:
-    manifest = job()
+STORE = {
+    "storeSecret": "s3-credentials",
+    "storeEnv": {"ADHERE_S3_ENDPOINT_URL": "http://minio:9000"},
+    "storeVolumeClaim": "results",
+}
+
+
+RESTRICTED_VOLUMES = {"emptyDir", "persistentVolumeClaim", "configMap", "secret", "projected"}
+
+
+@pytest.mark.parametrize("store", [False, True], ids=["default", "store-settings"])
+def test_every_container_is_restricted_with_writable_emptydirs(store: bool) -> None:
+    manifest = job(**(STORE if store else {}))
     pod = manifest["spec"]["template"]["spec"]
+    # The restricted standard's volume types only; no host paths, no host namespaces.
+    assert all(set(v) - {"name"} <= RESTRICTED_VOLUMES for v in pod["volumes"])
+    assert not {"hostNetwork", "hostPID", "hostIPC"} & set(pod)
     assert pod["securityContext"]["runAsNonRoot"] is True
     assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
     assert pod["automountServiceAccountToken"] is False
@@ -156,7 +198,7 @@ def test_labels_owner_and_retries_belong_to_the_operator() -> None:
 def test_a_scripted_model_runs_in_process_without_a_sidecar() -> None:
     manifest = job(scripted_model())
     pod = manifest["spec"]["template"]["spec"]
-    assert "initContainers" not in pod
+    assert [c["name"] for c in pod["initContainers"]] == ["stage", "upload"]
     command = pod["containers"][0]["command"]
     assert "--proxy-url" not in command and command[:3] == ["adhere", "trial", "run"]
     assert "calls" not in {v["name"] for v in pod["volumes"]}
@@ -173,20 +215,54 @@ def test_settings_choose_images_store_access_and_pull_secrets() -> None:
         serviceAccount="trials",
     )
     pod = manifest["spec"]["template"]["spec"]
-    trial_container = containers(manifest)["trial"]
-    assert trial_container["image"] == "registry.local/cc:9.9"
-    assert trial_container["envFrom"] == [{"secretRef": {"name": "s3-credentials"}}]
-    assert {"name": "AWS_ENDPOINT_URL", "value": "http://minio:9000"} in trial_container["env"]
-    assert {"name": "store", "mountPath": "/data"} in trial_container["volumeMounts"]
+    found = containers(manifest)
+    assert found["trial"]["image"] == "registry.local/cc:9.9"
+    # Store access is the stage's and the upload's, never the trial container's.
+    for name in ("stage", "upload"):
+        assert found[name]["envFrom"] == [{"secretRef": {"name": "s3-credentials"}}]
+        assert {"name": "AWS_ENDPOINT_URL", "value": "http://minio:9000"} in found[name]["env"]
+        assert {"name": "store", "mountPath": "/data"} in found[name]["volumeMounts"]
+    trial_container = found["trial"]
+    assert "envFrom" not in trial_container
+    assert "AWS_ENDPOINT_URL" not in {e["name"] for e in trial_container["env"]}
+    assert "store" not in {m["name"] for m in trial_container["volumeMounts"]}
     assert {"name": "store", "persistentVolumeClaim": {"claimName": "results"}} in pod["volumes"]
     assert pod["imagePullSecrets"] == [{"name": "regcred"}]
     assert pod["serviceAccountName"] == "trials"
 
 
 @pytest.mark.parametrize("model", [real_model(), scripted_model()], ids=["sidecar", "scripted"])
+def test_the_agent_container_holds_no_credential(model: ModelSpec) -> None:
+    """No Secret reaches the trial container: not as env, envFrom or a volume."""
+    manifest = job(model, **STORE)
+    pod = manifest["spec"]["template"]["spec"]
+    trial_container = containers(manifest)["trial"]
+    assert "envFrom" not in trial_container
+    assert all(set(e) == {"name", "value"} for e in trial_container["env"])  # no valueFrom
+    assert not any("AWS" in e["name"] or "S3" in e["name"] for e in trial_container["env"])
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    mounted = {m["name"] for m in trial_container["volumeMounts"]}
+    assert all(set(volumes[name]) == {"name", "emptyDir"} for name in mounted)
+    assert "state" not in mounted  # what the upload trusts is out of the agent's reach
+    # No Secret is a volume of the pod at all, and containers keep their processes apart.
+    assert not any("secret" in v or "projected" in v for v in volumes.values())
+    assert not pod.get("shareProcessNamespace")
+    holders = {n for n, c in containers(manifest).items() if "secretRef" in str(c)}
+    assert holders == {"stage", "upload"}
+    # The spool the agent can write holds nothing the store credentials could read back.
+    spool_users = {n for n, c in containers(manifest).items() if "spool" in str(c["volumeMounts"])}
+    assert spool_users == {"stage", "trial", "upload"}
+    # The EKS identity webhook skips the containers that must hold no credential.
+    annotations = manifest["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["eks.amazonaws.com/skip-containers"] == "trial,runtime,workspace"
+    assert pod["terminationGracePeriodSeconds"] >= 60
+
+
+@pytest.mark.parametrize("model", [real_model(), scripted_model()], ids=["sidecar", "scripted"])
 def test_the_job_is_a_valid_kubernetes_object(model: ModelSpec) -> None:
     # validate raises on any schema error; it returns the schema version it checked against.
     assert kubernetes_validate.validate(job(model), "1.33.0", strict=True) == "1.33"
+    assert kubernetes_validate.validate(job(model, **STORE), "1.33.0", strict=True) == "1.33"
 
 
 def test_names_and_label_values_fit_kubernetes_limits() -> None:
