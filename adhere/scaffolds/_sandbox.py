@@ -13,7 +13,8 @@ Each turn of an agent CLI runs in bubblewrap (``bwrap``) with, besides the guard
   their own paths; a private, size-limited ``/tmp`` and ``/dev/shm``; and nothing
   else — no ``/root``, ``/home``, ``/run``, ``/var``, ``/srv``, ``/work`` …; the root
   itself is read-only;
-- every capability dropped (as root), a new session, ``--die-with-parent``; when the
+- every capability dropped (as root), no new user namespace (where bwrap can forbid
+  them), a new session, ``--die-with-parent``; when the
   CLI exits, bwrap (PID 1 of the namespace) exits and the kernel kills whatever the
   CLI left running;
 - a file-size limit (``ulimit -f``) on every process of the turn.
@@ -96,6 +97,9 @@ class Layout:
         private_dirs: Such directories; each is replaced by an empty tmpfs.
         extra_ro: Further directories shown read-only (Node's prefix outside ``/usr``).
         is_root: The runner runs as root: every capability is dropped inside.
+        no_userns: bwrap can forbid new user namespaces inside (``--unshare-user
+            --disable-userns``, bubblewrap 0.8), so a process cannot gain capabilities
+            in one of its own.
     """
 
     bwrap: str
@@ -105,6 +109,7 @@ class Layout:
     private_dirs: tuple[str, ...] = ()
     extra_ro: tuple[str, ...] = ()
     is_root: bool = False
+    no_userns: bool = False
 
 
 INNER_SCRIPT = """\
@@ -199,6 +204,8 @@ def sandbox_argv(
     size = str(limits.tmp_mb * _MIB)
     argv = [layout.bwrap, "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net"]
     argv += ["--unshare-cgroup-try", "--hostname", "adhere-sandbox"]
+    if layout.no_userns:
+        argv += ["--unshare-user", "--disable-userns"]
     argv += ["--die-with-parent", "--new-session"]
     for path, target in layout.system:
         argv += ["--symlink", target, path] if target is not None else ["--ro-bind", path, path]

@@ -112,14 +112,7 @@ def host_layout() -> Layout:
         )
     probe = [bwrap, "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net"]
     probe += ["--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"]
-    probe += ["--", "/bin/true"]
-    try:
-        done = subprocess.run(probe, capture_output=True, text=True, timeout=_PROBE_TIMEOUT)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise SandboxUnavailable(
-            f"the agent sandbox is on, but {bwrap} could not be run ({exc}): {_FIX}",
-            field="spec.sandbox",
-        ) from None
+    done = _probe(bwrap, probe)
     if done.returncode != 0:
         why = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
         raise SandboxUnavailable(
@@ -127,6 +120,7 @@ def host_layout() -> Layout:
             f"({why[0]}): {_FIX}",
             field="spec.sandbox",
         )
+    no_userns = _probe(bwrap, [*probe, "--unshare-user", "--disable-userns"]).returncode == 0
     system: list[tuple[str, str | None]] = []
     for path in SYSTEM_PATHS:
         if os.path.islink(path):
@@ -149,7 +143,21 @@ def host_layout() -> Layout:
         private_dirs=tuple(dirs),
         extra_ro=tuple(extra),
         is_root=os.geteuid() == 0,
+        no_userns=no_userns,
     )
+
+
+def _probe(bwrap: str, argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """Run ``argv -- /bin/true``; raise SandboxUnavailable when it cannot run at all."""
+    try:
+        return subprocess.run(
+            [*argv, "--", "/bin/true"], capture_output=True, text=True, timeout=_PROBE_TIMEOUT
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise SandboxUnavailable(
+            f"the agent sandbox is on, but {bwrap} could not be run ({exc}): {_FIX}",
+            field="spec.sandbox",
+        ) from None
 
 
 _BRIDGE_PREFIX = "adhere-bridge-"

@@ -104,6 +104,7 @@ async def test_processes_and_files_of_the_host_are_out_of_sight(tmp_path: Path) 
         "ls -A /run; "
         "touch /usr/x /etc/x /x 2>&1 | grep -c 'Read-only'; "
         "echo written > written; "
+        "unshare -U true 2>/dev/null && echo userns-made || echo userns-refused; "
         "sleep 100 & setsid sleep 100 & echo started"
     )
     async with Server("proxy") as proxy:
@@ -117,6 +118,7 @@ async def test_processes_and_files_of_the_host_are_out_of_sight(tmp_path: Path) 
     assert lines[4] == "adhere"  # /run holds only the bridge's socket directory
     assert lines[5] == "3"  # /usr, /etc and / are read-only
     assert (tmp_path / "work" / "written").read_text() == "written\n"
+    assert lines[6] == "userns-refused"  # no capabilities in a user namespace of its own
     assert not _sleepers("sleep 100", tmp_path)
 
 

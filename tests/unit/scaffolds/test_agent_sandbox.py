@@ -115,6 +115,15 @@ def test_the_inner_script_gets_the_limits_bridge_and_the_cli() -> None:
     assert inner[9:] == CLI
 
 
+def test_new_user_namespaces_are_forbidden_where_bwrap_can() -> None:
+    import dataclasses
+
+    command = argv(dataclasses.replace(LAYOUT, no_userns=True))
+    at = command.index("--disable-userns")
+    assert command[at - 1] == "--unshare-user" and at < command.index("--")
+    assert "--disable-userns" not in argv()  # an older bwrap: not asked
+
+
 def test_capabilities_are_dropped_only_for_root() -> None:
     assert "--cap-drop" in argv()
     unprivileged = Layout(bwrap="/usr/bin/bwrap", socat="/usr/bin/socat", is_root=False)
