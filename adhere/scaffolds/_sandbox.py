@@ -11,12 +11,12 @@ Each turn of an agent CLI runs in bubblewrap (``bwrap``) with, besides the guard
   world-readable (``/etc/shadow``, ``/etc/ssl/private`` …) hidden; the CLI's own
   install and Node read-only; the trial's workspace and throwaway HOME read-write at
   their own paths; a private, size-limited ``/tmp`` and ``/dev/shm``; and nothing
-  else — no ``/root``, ``/home``, ``/run``, ``/var``, ``/srv``, ``/work`` …; the root
-  itself is read-only;
+  else — no ``/home``, ``/var``, ``/srv``, ``/opt``, no other trial's directory
+  (the directories on the way to the bound paths exist, holding only those paths;
+  ``/run`` holds only the bridge); the root itself is read-only;
 - every capability dropped (as root), no new user namespace (where bwrap can forbid
-  them), a new session, ``--die-with-parent``; when the
-  CLI exits, bwrap (PID 1 of the namespace) exits and the kernel kills whatever the
-  CLI left running;
+  them), a new session, ``--die-with-parent``; when the CLI exits, bwrap (PID 1 of
+  the namespace) exits and the kernel kills whatever the CLI left running;
 - a file-size limit (``ulimit -f``) on every process of the turn.
 
 Inside, a tiny ``sh`` script (:data:`INNER_SCRIPT`) starts ``socat`` listening on
