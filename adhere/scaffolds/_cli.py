@@ -197,12 +197,12 @@ class CliScaffold(abc.ABC):
                     layout,
                     limits,
                     argv,
-                    workdir=str(ctx.workdir),
-                    home=str(ctx.home),
-                    install_dir=str(self.tool.directory(ctx.cache_dir)),
+                    workdir=os.path.abspath(ctx.workdir),
+                    home=os.path.abspath(ctx.home),
+                    install_dir=os.path.abspath(self.tool.directory(ctx.cache_dir)),
                     bridge_dir=str(bridge.directory),
                     port=port,
-                    masked=(str(ctx.home / LOG_DIR),),
+                    masked=(os.path.abspath(ctx.home / LOG_DIR),),
                 )
 
             return await self._play(ctx, deadline, wrap, watch)
