@@ -13,15 +13,18 @@ a tool call, or until ``max_steps`` model calls. The whole trial shares
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import ClassVar
 
 from adhere.core import ChatMessage
 from adhere.models import ModelClient
 from adhere.scaffolds._client import client_endpoint, open_trial_client
-from adhere.scaffolds._reference_tools import Toolbox, list_skills
+from adhere.scaffolds._reference_tools import LOG_DIR, Toolbox, list_skills
 from adhere.scaffolds._registry import scaffold
+from adhere.scaffolds._sandbox import sandbox_argv
 from adhere.scaffolds._types import ScaffoldResult, TrialContext, TurnOutcome, WireApi
 from adhere.scaffolds._workspace import collect_files
 from adhere.wire import ChatRequest
@@ -71,6 +74,9 @@ class ReferenceScaffold:
     name = "reference"
     api: WireApi = "openai-chat"
     """Either in-process shape works; the trial's endpoint decides which is used."""
+    agent_sandbox: ClassVar[bool] = True
+    """Its Bash commands run in the agent sandbox (without network: the agent loop
+    itself, which calls the model, runs in the runner) unless the trial turns it off."""
 
     def __init__(
         self,
@@ -94,7 +100,7 @@ class ReferenceScaffold:
         """Play each user turn as an agent loop; return outcomes, final text and files."""
         client_endpoint(ctx.endpoint)  # fail early on an API shape the clients lack
         deadline = time.monotonic() + ctx.timeout_seconds
-        toolbox = Toolbox(ctx.workdir, ctx.home / "reference", bash_timeout=self.bash_timeout)
+        toolbox = await _toolbox(ctx, self.bash_timeout)
         system = system_prompt(ctx.workdir, ctx.instance.system_prompt, preamble=self.preamble)
         client = open_trial_client(ctx.endpoint, max_tokens=self.max_tokens)
         messages: list[ChatMessage] = []
@@ -147,6 +153,33 @@ class ReferenceScaffold:
         return _outcome(
             1, started, text, f"step limit reached ({self.max_steps} model calls)", False
         )
+
+
+async def _toolbox(ctx: TrialContext, bash_timeout: float) -> Toolbox:
+    """The agent's tools; with ``ctx.sandbox`` each Bash command runs in the sandbox.
+
+    Raises:
+        SandboxUnavailable: The sandbox is on but cannot be made on this host.
+    """
+    home = ctx.home / "reference"
+    if not ctx.sandbox:
+        return Toolbox(ctx.workdir, home, bash_timeout=bash_timeout)
+    from adhere.scaffolds._sandbox_host import DiskWatch, host_layout  # subprocess: lazily
+
+    layout = await asyncio.to_thread(host_layout)
+    (home / LOG_DIR).mkdir(parents=True, exist_ok=True)
+    limits = ctx.sandbox_limits
+    watch = await asyncio.to_thread(DiskWatch, (ctx.workdir, home), limits)
+    workdir, home_dir = os.path.abspath(ctx.workdir), os.path.abspath(home)
+    masked = (os.path.abspath(home / LOG_DIR),)
+
+    def wrap(argv: Sequence[str]) -> list[str]:
+        return sandbox_argv(
+            layout, limits, argv, workdir=workdir, home=home_dir, install_dir=None,
+            bridge_dir=None, port=None, masked=masked,
+        )  # fmt: skip
+
+    return Toolbox(ctx.workdir, home, bash_timeout=bash_timeout, wrap=wrap, watch=watch.check)
 
 
 def _outcome(

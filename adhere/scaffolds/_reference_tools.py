@@ -12,13 +12,17 @@ not end the trial.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from adhere.core import ToolSpec
 from adhere.scaffolds._env import base_env, search_path
 from adhere.scaffolds._process import run_process
+
+LOG_DIR = ".adhere"
+"""Directory in the Bash tool's HOME holding each command's stdout and stderr (hidden
+from the commands in the sandbox)."""
 
 __all__ = ["SKILL_DIRS", "ToolError", "Toolbox", "confine", "edit_text", "list_skills"]
 
@@ -152,6 +156,10 @@ class Toolbox:
         home: HOME (and scratch space) of the Bash tool's processes.
         bash_timeout: Longest a Bash command may run, in seconds.
         env: Extra variables for Bash commands (nothing comes from the runner).
+        wrap: Turns a Bash command's argument vector into the one that runs it (the
+            agent sandbox's); ``None`` runs it as it is (``sandbox: off``).
+        watch: Checked while a command runs; a reason stops it (the sandbox's disk
+            watch).
     """
 
     def __init__(
@@ -161,11 +169,15 @@ class Toolbox:
         *,
         bash_timeout: float = 120.0,
         env: Mapping[str, str] | None = None,
+        wrap: Callable[[Sequence[str]], list[str]] | None = None,
+        watch: Callable[[], Awaitable[str | None]] | None = None,
     ) -> None:
         self.workdir = workdir.resolve()
         self.home = home
         self.bash_timeout = bash_timeout
         self.env = dict(env or {})
+        self.wrap = wrap
+        self.watch = watch
         self._runs = 0
 
     @property
@@ -255,16 +267,18 @@ class Toolbox:
         self.home.mkdir(parents=True, exist_ok=True)
         (self.home / "tmp").mkdir(exist_ok=True)
         self._runs += 1
+        argv = ["/bin/bash", "-c", command]
         completed = await run_process(
-            ["/bin/bash", "-c", command],
+            argv if self.wrap is None else self.wrap(argv),
             cwd=self.workdir,
             env=base_env(self.home, search_path(), self.env),
             timeout=timeout,
-            log_prefix=self.home / ".adhere" / f"bash-{self._runs}",
+            log_prefix=self.home / LOG_DIR / f"bash-{self._runs}",
+            watch=self.watch,
         )
         outcome = completed.outcome
         output = completed.stdout
-        stderr_path = self.home / ".adhere" / f"bash-{self._runs}.stderr"
+        stderr_path = self.home / LOG_DIR / f"bash-{self._runs}.stderr"
         errors = stderr_path.read_text(encoding="utf-8", errors="replace")
         if errors:
             output = f"{output}\n[stderr]\n{errors}" if output else f"[stderr]\n{errors}"
@@ -272,6 +286,10 @@ class Toolbox:
             output = "[…]" + output[-MAX_OUTPUT_CHARS:]
         if outcome.timed_out:
             return f"Error: the command timed out after {timeout:g} s and was killed\n{output}"
+        if outcome.exit_code is None:  # the watch stopped it; its reason ends stderr
+            reason = outcome.stderr_tail.rstrip().rsplit("\n", 1)[-1]
+            reason = reason.removeprefix("adhere: the turn was stopped: ")
+            return f"Error: the command was stopped: {reason}\n{output}"
         return f"exit code: {outcome.exit_code}\n{output}"
 
     def skill(self, name: str) -> str:

@@ -42,6 +42,7 @@ __all__ = [
     "BRIDGE_READY",
     "BRIDGE_SOCKET",
     "INNER_SCRIPT",
+    "OFFLINE_SCRIPT",
     "Layout",
     "SandboxLimits",
     "check_agent_sandbox",
@@ -134,6 +135,16 @@ named pipe made outside), blocks reading that log until socat says it listens on
 ``127.0.0.1:PORT`` (no polling: socat gets the CPU), then becomes the CLI. socat
 ignores the broken pipe once nobody reads its log."""
 
+OFFLINE_SCRIPT = """\
+ulimit -f "$1" || exit 125
+shift
+exec "$@"
+"""
+"""Run inside a sandbox without network: ``sh -c OFFLINE_SCRIPT sh BLOCKS COMMAND ARG…``.
+
+Sets the file-size limit and becomes the command (the reference agent's Bash tool,
+which needs no proxy: its agent loop runs in the runner)."""
+
 
 def runs_in_sandbox(scaffold: object) -> bool:
     """``scaffold`` runs an agent CLI, in the agent sandbox unless a trial turns it off."""
@@ -180,9 +191,9 @@ def sandbox_argv(
     *,
     workdir: str,
     home: str,
-    install_dir: str,
-    bridge_dir: str,
-    port: int,
+    install_dir: str | None,
+    bridge_dir: str | None,
+    port: int | None,
     masked: Sequence[str] = (),
 ) -> list[str]:
     """The whole command line of one sandboxed turn (see the module docstring).
@@ -193,10 +204,11 @@ def sandbox_argv(
         command: The CLI's own argument vector.
         workdir: The trial's workspace (read-write, the working directory).
         home: The trial's throwaway HOME (read-write).
-        install_dir: The CLI's install directory (read-only).
+        install_dir: The CLI's install directory (read-only); ``None`` for none.
         bridge_dir: The directory outside holding the bridge's socket (read-only,
-            at :data:`BRIDGE_DIR`).
-        port: The proxy port the CLI connects to on ``127.0.0.1``.
+            at :data:`BRIDGE_DIR`); ``None``: no bridge, so no network at all (the
+            command runs under :data:`OFFLINE_SCRIPT`).
+        port: The proxy port the CLI connects to on ``127.0.0.1`` (with a bridge).
         masked: Directories inside the writable ones replaced by an empty, small
             tmpfs (the runner's logs of the turns in HOME: the CLI writes its output
             through the descriptors it was given, and cannot read or alter them).
@@ -217,19 +229,22 @@ def sandbox_argv(
     argv += ["--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
     argv += ["--perms", "1777", "--size", size, "--tmpfs", "/dev/shm"]
     shown: list[str] = []
-    for path in (*layout.extra_ro, install_dir):
+    for path in (*layout.extra_ro, *(() if install_dir is None else (install_dir,))):
         if path not in shown:
             shown.append(path)
             argv += ["--ro-bind", path, path]
     argv += ["--bind", home, home, "--bind", workdir, workdir]
     for path in masked:
         argv += ["--perms", "0700", "--size", str(_MIB), "--tmpfs", path]
-    argv += ["--ro-bind", bridge_dir, BRIDGE_DIR]
+    if bridge_dir is not None:
+        argv += ["--ro-bind", bridge_dir, BRIDGE_DIR]
     # directories bwrap created on the way to the mounts above stay empty and read-only
     argv += ["--remount-ro", "/", "--chdir", workdir]
     if layout.is_root:
         argv += ["--cap-drop", "ALL"]
     blocks = str(limits.file_mb * _MIB // 512)  # sh's ulimit -f counts 512-byte blocks
+    if bridge_dir is None or port is None:
+        return [*argv, "--", "/bin/sh", "-c", OFFLINE_SCRIPT, "sh", blocks, *command]
     socket = posixpath.join(BRIDGE_DIR, BRIDGE_SOCKET)
     ready = posixpath.join(BRIDGE_DIR, BRIDGE_READY)
     inner = ["/bin/sh", "-c", INNER_SCRIPT, "sh", blocks, layout.socat, str(port), socket, ready]

@@ -90,6 +90,10 @@ def setup(
         f"[{scaffold}]",
         parallelism=2,
     )
+    # The agent commands share directories outside their workspaces with this test, so
+    # they run unconfined: what is checked here is the runner's handling of signals and
+    # attempts; the same with the agent sandbox on is test_kill_real_cli.py (e2e).
+    path.write_text(path.read_text() + '  sandbox: "off"\n')
     env = {**os.environ, "ADHERE_WORK_DIR": str(tmp_path / "work"), "COLUMNS": "200"}
     return path, env, tmp_path / "runs" / "r" / "trials"
 

@@ -8,7 +8,14 @@ import yaml
 
 from adhere.errors import SpecError
 from adhere.scaffolds import SandboxLimits, get_scaffold, runs_in_sandbox
-from adhere.scaffolds._sandbox import BRIDGE_DIR, INNER_SCRIPT, Layout, inside_url, sandbox_argv
+from adhere.scaffolds._sandbox import (
+    BRIDGE_DIR,
+    INNER_SCRIPT,
+    OFFLINE_SCRIPT,
+    Layout,
+    inside_url,
+    sandbox_argv,
+)
 from adhere.scaffolds._sandbox_host import private_entries
 from adhere.spec import load_resources
 
@@ -153,11 +160,23 @@ def test_the_cli_reaches_the_proxy_at_loopback_on_the_same_port() -> None:
             inside_url(bad)
 
 
-def test_agent_clis_run_in_the_sandbox_and_in_process_scaffolds_do_not() -> None:
-    for name in ("claude-code", "kilo", "droid", "codex", "qwen-code", "gemini-cli"):
+def test_agents_run_in_the_sandbox_and_the_chat_scaffold_does_not() -> None:
+    """The six CLIs' turns and the reference agent's Bash commands; chat runs no command."""
+    for name in ("claude-code", "kilo", "droid", "codex", "qwen-code", "gemini-cli", "reference"):
         assert runs_in_sandbox(get_scaffold(name)), name
-    for name in ("chat", "reference"):
-        assert not runs_in_sandbox(get_scaffold(name)), name
+    assert not runs_in_sandbox(get_scaffold("chat"))
+
+
+def test_without_a_bridge_the_command_has_no_network_and_no_socat() -> None:
+    """The reference agent's Bash commands: no bridge mount, no socat, the file limit kept."""
+    argv = sandbox_argv(
+        LAYOUT, SandboxLimits(file_mb=2), ["/bin/bash", "-c", "true"], workdir="/w",
+        home="/h", install_dir=None, bridge_dir=None, port=None,
+    )  # fmt: skip
+    assert "--unshare-net" in argv
+    assert BRIDGE_DIR not in argv and LAYOUT.socat not in argv
+    tail = argv[argv.index("--") + 1 :]
+    assert tail == ["/bin/sh", "-c", OFFLINE_SCRIPT, "sh", str(2 * 2048), "/bin/bash", "-c", "true"]
 
 
 def test_private_entries_are_those_not_world_readable(tmp_path) -> None:
