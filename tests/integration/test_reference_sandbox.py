@@ -1,5 +1,5 @@
 """The reference agent's Bash tool in the agent sandbox: the same attacks as the six
-real CLIs face (tests/e2e/pipeline/test_sandbox_attacks.py), driven by the scripted
+real CLIs face (tests.e2e.pipeline.test_agent_sandbox_attacks.py), driven by the scripted
 ``agent:run`` policy through ``adhere run``'s engine. The agent loop (and its model
 calls) runs in the runner; each Bash command runs in bubblewrap without any network.
 That the same script succeeds unsandboxed is shown by the e2e module's baseline test.
@@ -11,7 +11,7 @@ import uuid
 from pathlib import Path
 
 from tests.e2e.pipeline.test_observed_runs import model, run, write_suite
-from tests.e2e.pipeline.test_sandbox_attacks import (
+from tests.e2e.pipeline.test_agent_sandbox_attacks import (
     ENV_NAME,
     LIMITS,
     PLANTED_ENV,
