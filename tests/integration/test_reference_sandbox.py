@@ -10,7 +10,6 @@ import re
 import uuid
 from pathlib import Path
 
-from tests.e2e.pipeline.test_observed_runs import model, run, write_suite
 from tests.e2e.pipeline.test_agent_sandbox_attacks import (
     ENV_NAME,
     LIMITS,
@@ -21,6 +20,7 @@ from tests.e2e.pipeline.test_agent_sandbox_attacks import (
     processes_with,
     tool_outputs,
 )
+from tests.e2e.pipeline.test_observed_runs import model, run, write_suite
 
 
 def rollout(tmp_path: Path) -> Path:
