@@ -136,6 +136,7 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "tests/unit/manyih/test_mih_checkers.py",
             "tests/unit/manyih/test_mih_check_edges.py",
+            "tests/unit/manyih/test_mih_check_rules.py",
             "tests/unit/manyih/test_mih_restyle.py",
         ),
     ),

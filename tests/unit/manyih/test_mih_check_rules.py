@@ -1,0 +1,113 @@
+"""ManyIH style checkers: the rules of docs/manyih.md ("The 41 style checkers") that
+the table-driven examples leave open — every literal and operator is judged, not just
+the first; a checker's state (docstrings, lambdas, brackets, blocks) holds exactly as
+long as the code it describes; and each rule's boundary.
+
+Each test names the rule it pins; expectations follow from the rule, not from a run.
+"""
+
+import dataclasses
+
+import pytest
+
+from adhere.suites.manyih import Code, check_style
+from adhere.suites.manyih._check_lexical import operator_uses, string_delimiter
+
+
+def verdict(code: str, style: str) -> tuple[bool, str]:
+    outcome = check_style(code, style)
+    return outcome.passed, outcome.reason
+
+
+# --- quotes ------------------------------------------------------------------------
+
+
+def test_a_text_without_a_quote_is_all_prefix_and_has_no_delimiter() -> None:
+    assert string_delimiter("rb") == ("rb", "")
+    assert string_delimiter("") == ("", "")
+
+
+def test_a_docstring_in_one_double_quote_is_not_triple_double() -> None:
+    code = 'def f():\n    "Doc."\n'
+    assert verdict(code, "quotes_docstring_triple_double") == (
+        False,
+        'line 2: docstring delimited by "',
+    )
+
+
+def test_every_docstring_is_judged_not_only_the_first() -> None:
+    code = "def f():\n    \"\"\"Good.\"\"\"\n\n\ndef g():\n    '''Bad.'''\n"
+    assert verdict(code, "quotes_docstring_triple_double") == (
+        False,
+        "line 6: docstring delimited by '''",
+    )
+
+
+def test_literals_after_a_docstring_are_still_judged() -> None:
+    code = 'def f():\n    """Doc."""\n    return "a"\n'
+    assert verdict(code, "quotes_single") == (False, 'line 3: string \'"a"\' uses "')
+
+
+def test_literals_after_one_that_avoids_a_backslash_are_still_judged() -> None:
+    code = 'x = "it\'s"\ny = "b"\n'
+    assert verdict(code, "quotes_single") == (False, 'line 2: string \'"b"\' uses "')
+
+
+def test_the_escape_exception_reads_the_text_after_a_one_letter_prefix() -> None:
+    # r"it's": the text is it's (the requested ' and not "), so " may delimit it.
+    assert check_style('x = r"it\'s"\n', "quotes_single").passed
+    assert check_style("x = b'say \"hi\"'\n", "quotes_double").passed
+
+
+# --- operator spacing ----------------------------------------------------------------
+
+
+def test_operator_uses_are_frozen_values() -> None:
+    """The uses are memoised once per code and shared by the four spacing checkers:
+    one checker cannot change what another reads."""
+    use = next(operator_uses(Code("x = 1\n")))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        use.left = 0  # type: ignore[misc]
+    assert hash(use) == hash(dataclasses.replace(use))
+
+
+def test_operators_outside_annotations_are_judged_even_before_one() -> None:
+    code = "x = a+b\n\n\ndef f(c: int) -> int:\n    return c\n"
+    assert verdict(code, "op_space_around") == (False, "line 1: no space before '+'")
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "f = lambda a, b=1: a\n",  # a comma does not end the parameter list
+        "f = lambda a={1: 2}, b=3: a\n",  # nor a colon inside the defaults' brackets
+        "g = lambda a=[lambda b=1: b]: a\n",  # an inner lambda's defaults, inside []
+    ],
+)
+def test_lambda_defaults_stay_free_until_the_parameter_list_s_own_colon(code: str) -> None:
+    assert check_style(code, "op_space_around").passed
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "f = lambda a: a\nx=1\n",
+        "g = lambda a=(lambda b=1: b): a\nx=1\n",
+        "g = lambda a=[lambda b=1: b]: a\nx=1\n",
+    ],
+)
+def test_a_lambda_s_colon_ends_its_parameter_list_so_later_assignments_are_judged(
+    code: str,
+) -> None:
+    assert verdict(code, "op_space_around") == (False, "line 2: no space before '='")
+
+
+def test_spacing_is_judged_on_every_line_of_a_long_file() -> None:
+    code = "\n" * 299 + "x=1\n"
+    assert verdict(code, "op_space_around") == (False, "line 300: no space before '='")
+    assert [(u.left, u.right) for u in operator_uses(Code(code))] == [(0, 0)]
+
+
+def test_the_side_away_from_a_line_break_is_still_judged() -> None:
+    code = "x = (a\n     +b)\n"
+    assert verdict(code, "op_space_around") == (False, "line 2: no space after '+'")
