@@ -111,3 +111,66 @@ def test_spacing_is_judged_on_every_line_of_a_long_file() -> None:
 def test_the_side_away_from_a_line_break_is_still_judged() -> None:
     code = "x = (a\n     +b)\n"
     assert verdict(code, "op_space_around") == (False, "line 2: no space after '+'")
+
+
+# --- indentation, line length, blank lines -------------------------------------------
+
+
+def test_blocks_after_a_dedent_are_judged_too() -> None:
+    code = "def f():\n    return 1\n\n\ndef g():\n  return 2\n"
+    assert verdict(code, "indent_4") == (
+        False,
+        "line 6: indentation '  ' is not 1 × '    ' (block depth 1)",
+    )
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'x = """a\n\tb\n"""\n',  # a row inside a string
+        'x = """a\n\tb""" + "c"\n',  # a row where code resumes after a string's end
+    ],
+)
+def test_rows_inside_a_multi_line_string_are_not_indentation(code: str) -> None:
+    assert check_style(code, "indent_4").passed
+    assert check_style(code, "indent_spaces").passed
+
+
+def test_a_continuation_row_with_a_tab_is_named_by_its_own_number() -> None:
+    code = "x = g(1,\n\t2)\ny = 3\nz = 4\n"
+    assert verdict(code, "indent_4") == (False, "line 2: continuation line contains a tab")
+
+
+def test_line_limits_are_inclusive_and_name_the_line() -> None:
+    at_limit = "x = '" + "a" * 114 + "'\n"  # 120 characters
+    assert len(at_limit.rstrip("\n")) == 120
+    assert check_style(at_limit, "line_120").passed
+    over = "y = 1\n" + at_limit.replace("'a", "'aa")
+    assert verdict(over, "line_120") == (False, "line 2 has 121 characters (limit 120)")
+    assert verdict("y = 1\n" + "z = 1" + " " * 75 + "\n", "line_79") == (
+        False,
+        "line 2 has 80 characters (limit 79)",
+    )
+
+
+def test_a_one_line_def_s_body_rows_count_from_its_header() -> None:
+    """The header of ``def f(): return (…)`` ends on its own row, so a blank row inside
+    the returned expression lies between the header and the body's last row."""
+    code = "def f(): return (\n\n    1)\n"
+    assert verdict(code, "blank_internal_none") == (
+        False,
+        "function f (line 1) has a blank line at 2",
+    )
+
+
+def test_a_nested_function_ending_on_the_outer_last_row_keeps_its_own_blank_rows() -> None:
+    code = "def f():\n    x = 1\n\n    def g():\n\n        return x\n"
+    assert check_style(code, "blank_internal_one").passed
+
+
+def test_a_blank_line_failure_names_the_first_blank_row() -> None:
+    code = "def f():\n    x = 1\n\n    y = 2\n\n    return x + y\n"
+    assert verdict(code, "blank_internal_none") == (
+        False,
+        "function f (line 1) has a blank line at 3",
+    )
