@@ -174,3 +174,147 @@ def test_a_blank_line_failure_names_the_first_blank_row() -> None:
         False,
         "function f (line 1) has a blank line at 3",
     )
+
+
+# --- type hints, docstrings ---------------------------------------------------------
+
+
+def test_self_is_left_out_only_for_methods_and_only_as_the_first_parameter() -> None:
+    plain = "def f(self, x: int) -> int:\n    return x\n"
+    assert verdict(plain, "types_full") == (
+        False,
+        "function f (line 1): parameter 'self' has no annotation",
+    )
+    method = "class C:\n    def m(self, x) -> None:\n        pass\n"
+    assert verdict(method, "types_full") == (
+        False,
+        "function m (line 2): parameter 'x' has no annotation",
+    )
+
+
+def test_type_hint_failures_name_the_first_parameter() -> None:
+    code = "def f(a, b) -> int:\n    return a\n"
+    assert verdict(code, "types_full") == (
+        False,
+        "function f (line 1): parameter 'a' has no annotation",
+    )
+    code = "def f(a: int, b: int):\n    return a\n"
+    assert verdict(code, "types_none") == (False, "function f (line 1): parameter 'a' is annotated")
+
+
+def test_annotated_variables_are_judged_only_by_types_none() -> None:
+    code = "def f(a: int) -> int:\n    total: int = a\n    return total\n"
+    assert check_style(code, "types_full").passed
+    assert check_style(code, "types_args_required").passed
+    assert not check_style(code.replace(" -> int", ""), "types_none").passed
+
+
+def test_a_one_line_docstring_is_one_line_anywhere_in_a_long_file() -> None:
+    code = "\n" * 299 + 'def f():\n    """Doc."""\n'
+    assert check_style(code, "doc_oneline").passed
+    assert not check_style(code.replace("Doc.", "Doc.\n    "), "doc_oneline").passed
+
+
+# --- return style --------------------------------------------------------------------
+
+
+def test_return_direct_looks_only_at_the_statement_right_before_the_return() -> None:
+    # A return that is the block's first statement has nothing before it (the block's
+    # last statement is not "before" it).
+    assert check_style("def f(x):\n    return x\n    x = 1\n", "return_direct").passed
+    # Only `name = …` of that very name counts, whichever way the names sort.
+    for other in ("a", "y"):
+        code = f"def f(x):\n    {other} = x + 1\n    return x\n"
+        assert check_style(code, "return_direct").passed, other
+    # A chained assignment stores more than the returned value.
+    assert check_style("def f(x):\n    a = b = x + 1\n    return a\n", "return_direct").passed
+
+
+def test_return_direct_judges_every_return_of_a_block() -> None:
+    code = "def f(x):\n    print(x)\n    return x\n    y = x\n    return y\n"
+    assert verdict(code, "return_direct") == (
+        False,
+        "line 5: returns a variable assigned just before instead of the expression",
+    )
+
+
+def test_return_variable_judges_the_function_s_own_returns_past_a_nested_def() -> None:
+    code = (
+        "def f(x):\n    if x:\n        return x + 1\n\n"
+        "    def g():\n        return 2\n\n    return 0\n"
+    )
+    assert verdict(code, "return_variable") == (False, "line 3: returns an expression directly")
+
+
+def test_return_variable_does_not_ask_for_a_return() -> None:
+    assert check_style("def f(x):\n    print(x)\n", "return_variable").passed
+
+
+FALLS_OFF = [
+    "def f(x):\n    if x:\n        return 1\n",
+    "def f(x):\n    try:\n        return g(x)\n    except ValueError:\n        pass\n",
+    "def f(x):\n    try:\n        return g(x)\n    except ValueError:\n        log(x)\n"
+    "    finally:\n        close(x)\n",
+    "def f(x):\n    match x:\n        case 1:\n            return 1\n        case 2:\n"
+    "            return 2\n",
+    "def f(x):\n    match x:\n        case 1:\n            return 1\n        case _ if x:\n"
+    "            return 2\n",
+    "def f(x):\n    match x:\n        case 1:\n            pass\n        case _:\n"
+    "            return 2\n",
+    "def f(x):\n    while x:\n        return 1\n",
+    "def f(x):\n    while False:\n        return 1\n",
+    "def f(x):\n    while True:\n        if x:\n            break\n",
+    "def f(x):\n    while True:\n        if x:\n            break\n        for y in x:\n"
+    "            pass\n",
+    "def f(x):\n    while True:\n        if x:\n            break\n\n        def g():\n"
+    "            return 1\n",
+]
+
+ENDS_IN_RETURN = [
+    "def f(x):\n    if x:\n        return 1\n    else:\n        return 2\n",
+    "def f(x):\n    try:\n        return g(x)\n    except ValueError:\n        return 0\n",
+    "def f(x):\n    try:\n        g(x)\n    finally:\n        return 0\n",
+    "def f(x):\n    try:\n        g(x)\n    except ValueError:\n        return 0\n    else:\n"
+    "        return 1\n",
+    "def f(x):\n    match x:\n        case 1:\n            return 1\n        case _:\n"
+    "            return 2\n",
+    "def f(x):\n    match x:\n        case 1:\n            return 1\n        case other:\n"
+    "            return other\n",
+    "def f(x):\n    while True:\n        for y in x:\n            break\n",
+    "def f(x):\n    with open(x) as fh:\n        return fh.read()\n",
+]
+
+
+@pytest.mark.parametrize("code", FALLS_OFF)
+def test_return_explicit_none_fails_a_body_that_can_run_off_its_end(code: str) -> None:
+    assert verdict(code, "return_explicit_none") == (
+        False,
+        "function f (line 1) can end without a return statement",
+    )
+
+
+@pytest.mark.parametrize("code", ENDS_IN_RETURN)
+def test_return_explicit_none_passes_a_body_that_always_returns_or_raises(code: str) -> None:
+    assert check_style(code, "return_explicit_none").passed
+
+
+# --- singletons ----------------------------------------------------------------------
+
+
+def test_each_comparison_of_a_chain_is_judged() -> None:
+    code = "x = value > None is other\n"
+    assert verdict(code, "singleton_variable_first") == (
+        False,
+        "line 1: value > None is other puts the singleton first",
+    )
+
+
+def test_a_singleton_failure_shows_the_first_60_characters_of_the_comparison() -> None:
+    long_name = "a_rather_long_variable_name_" * 3
+    code = f"ok = {long_name} == None\n"
+    shown = f"{long_name} == None"[:60]
+    assert len(f"{long_name} == None") > 61
+    assert verdict(code, "singleton_is") == (
+        False,
+        f"line 1: {shown} compares a singleton with == or !=",
+    )
