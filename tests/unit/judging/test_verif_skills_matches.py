@@ -170,3 +170,15 @@ def test_code_can_be_left_out_and_no_reply_is_n_a() -> None:
     assert outcome.result == "pass"
     none = verdict("reply_matches", ctx(traj(user("hi"))), contains="x")
     assert (none.result, none.reasoning) == ("n/a", "the assistant wrote no reply in scope")
+
+
+def test_reply_matches_cites_the_first_reply_holding_the_pattern() -> None:
+    """With several replies holding it, the verdict (pass under ``present``, fail under
+    ``absent``) points at the earliest one, where a reader starts."""
+    context = ctx(traj(say("Hi."), say("I am Ada."), say("I am Bob.")))
+    present = verdict("reply_matches", context, pattern=r"I am \w+")
+    assert present.result == "pass"
+    assert present.reasoning == "message 1 holds /I am \\w+/: “I am Ada”"
+    absent = verdict("reply_matches", context, pattern=r"I am \w+", expect="absent")
+    assert (absent.result, absent.evidence) == ("fail", 1)
+    assert absent.reasoning == "message 1 holds /I am \\w+/: “I am Ada”"
