@@ -22,6 +22,7 @@ import importlib
 import json
 import os
 import re
+import resource
 import select
 import signal
 import socket
@@ -48,6 +49,8 @@ PRELOAD = (
     "rich.console",
 )
 TIMED_OUT = -1
+CHILD_MEMORY = 4 * 1024**3
+"""Address space a child may use (bytes); a mutant that needs more fails its tests."""
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _READY = "mutation worker ready"
 _FAILED_LINE = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
@@ -111,6 +114,10 @@ def _child(repo: str, request: dict[str, object], out_path: str, probe_path: str
         for signum in (signal.SIGTERM, signal.SIGHUP):
             signal.signal(signum, signal.SIG_DFL)
         os.setpgid(0, 0)
+        # A mutant that allocates without end (a loop that no longer advances) fails
+        # with MemoryError instead of taking the shared machine's memory until its
+        # deadline.
+        resource.setrlimit(resource.RLIMIT_AS, (CHILD_MEMORY, CHILD_MEMORY))
         fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(fd, 1)
         os.dup2(fd, 2)
