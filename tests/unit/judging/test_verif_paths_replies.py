@@ -167,3 +167,38 @@ def test_snippets_are_one_line_and_cut_with_an_ellipsis() -> None:
     assert snippet(exact) == exact
     assert snippet(exact + "y") == "x" * 79 + "…"
     assert snippet("abcdef", limit=4) == "abc…"
+
+
+def test_a_path_at_the_filesystem_root_votes_for_no_root() -> None:
+    """``/src/x.py`` would put the workspace at ``""``: it casts no vote, so it cannot
+    outvote a real root however often it is named."""
+    named = ["/src/x.py", "/src/x.py", "/c/src/x.py"]
+    assert PathResolver.infer(named, ["src/x.py"]).roots == ("/c",)
+
+
+def test_each_named_path_votes_once_for_the_root_before_its_longest_known_tail() -> None:
+    # /w/src/a.py votes /w (src/a.py is known), not also /w/src (a.py is known too);
+    # /w/src/c.py votes /w/src (only c.py is known). A tie goes to the first seen.
+    resolver = PathResolver.infer(["/w/src/a.py", "/w/src/c.py"], ["src/a.py", "a.py", "c.py"])
+    assert resolver.roots == ("/w",)
+
+
+@pytest.mark.parametrize(
+    ("path", "pattern", "hit"),
+    [
+        ("readmd", "*.md", False),  # the character after "*" is matched, not skipped
+        ("docs/a/b.md", "docs/**.md", True),
+        ("docs/a/readmd", "docs/**.md", False),  # the character after "**" too
+        ("x", "***/x", False),  # "**" then "*/x": a "/" is needed before x
+        ("a/x", "***/x", True),
+        ("aXbY.py", "a(b).py", False),  # punctuation is literal
+        ("a(b).py", "a(b).py", True),
+        ("a.py", "[a].py", True),  # a one-character class
+        ("ab]c", "ab]c", True),  # a "]" after letters closes no class
+        ("AB]C", "AB]C", True),
+        ("!b.py", "[!ab]b.py", True),  # "!" negates; it is not in the class
+        ("a" * 300, "a" * 300, True),  # long patterns are read to their end
+    ],
+)
+def test_glob_characters_at_their_edges(path, pattern, hit) -> None:
+    assert glob_match(path, pattern) is hit
