@@ -150,7 +150,11 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     (
         "adhere/metrics/_conflict.py",
-        ("tests/unit/test_metrics_conflict.py", "tests/unit/judging/test_conflict_judge.py"),
+        (
+            "tests/unit/test_metrics_conflict_undecided.py",
+            "tests/unit/test_metrics_conflict.py",
+            "tests/unit/judging/test_conflict_judge.py",
+        ),
     ),
     (
         "adhere/suites/guidebench/_normalize.py",
