@@ -90,3 +90,15 @@ def test_the_scaffold_an_instance_names_is_part_of_its_content():
         "instance"
     ]
     assert changed_parts(fingerprint().parts, fingerprint(instance=bound)) == ["instance"]
+
+
+def test_a_scaffold_s_version_is_its_cli_version_or_builtin() -> None:
+    """A CLI scaffold is fingerprinted by its tool's version (a new CLI release is a
+    new trial); an in-process scaffold, which has none, by ``builtin``."""
+    from types import SimpleNamespace
+
+    from adhere.runner._fingerprint import scaffold_version
+
+    assert scaffold_version(SimpleNamespace(tool=SimpleNamespace(version="2.0.69"))) == "2.0.69"
+    assert scaffold_version(SimpleNamespace(tool=SimpleNamespace(version=None))) == "builtin"
+    assert scaffold_version(object()) == "builtin"
