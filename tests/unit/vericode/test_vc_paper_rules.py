@@ -122,6 +122,11 @@ def test_paper_checks_cover_the_custom_checks():
             "the code does not parse as Python: source code string cannot contain null bytes",
         ),
         ('def f():\n    """Doc."""\n    return 1\n', "docstring on line 2"),
+        (
+            "if x:\n    a = 1\n  b = 2\n",  # tokenize itself raises IndentationError
+            "the code cannot be tokenized: unindent does not match any outer indentation level "
+            "(<tokenize>, line 3)",
+        ),
     ],
 )
 def test_doc_5_fails_comments_docstrings_and_code_it_cannot_read(code, reason):
