@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from importlib.util import cache_from_source
 from pathlib import Path
 
@@ -27,6 +28,41 @@ from scripts.mutation._worker import PytestRun, WorkerClient, start_worker
 
 ROOT = Path(__file__).resolve().parents[2]
 EQUIVALENTS = ROOT / "scripts" / "mutation" / "equivalents.toml"
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""Signals that end a run early; the temporary copy is removed all the same."""
+
+
+class Stopped(KeyboardInterrupt):
+    """A stop signal arrived (raised in the main thread, like Ctrl-C's KeyboardInterrupt)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum: int, _frame: object) -> None:
+    raise Stopped(signum)
+
+
+@contextlib.contextmanager
+def scratch_directory(prefix: str = "adhere-mutation-") -> Iterator[Path]:
+    """A temporary directory, removed on the way out however the run ends.
+
+    Ctrl-C, ``kill`` and SIGHUP reach the body as :class:`KeyboardInterrupt` (see
+    :func:`main`); while the directory is removed they are held, so a second Ctrl-C
+    cannot cut the removal short, and delivered afterwards.
+    """
+    work = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield work
+    finally:
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        try:
+            shutil.rmtree(work, ignore_errors=True)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def resolve(names: list[str], root: Path = ROOT) -> list[str]:
@@ -183,8 +219,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fail-under", type=float, default=0.0, metavar="PCT")
     parser.add_argument("--list", action="store_true", help="print modules and their tests")
     args = parser.parse_args(argv)
-    # A plain `kill` ends the run like Ctrl-C: the worker stops, the copy is removed.
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    # `kill` (SIGTERM) and a closed terminal (SIGHUP) end the run like Ctrl-C: the
+    # worker and its child stop, and the copy is removed.
+    for signum in STOP_SIGNALS:
+        if signal.getsignal(signum) is not signal.SIG_IGN:  # nohup's SIGHUP stays ignored
+            signal.signal(signum, _stop)
     modules = resolve(args.modules or list(DEFAULT_MODULES))
     if args.list:
         for module in modules:
@@ -193,8 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     equivalents = _equivalents.load(EQUIVALENTS)
     results: list[_report.Score] = []
     used: set[_equivalents.Equivalent] = set()
-    with tempfile.TemporaryDirectory(prefix="adhere-mutation-") as tmp:
-        work = Path(tmp)
+    with scratch_directory() as work:
         repo = work / "repo"
         repo.mkdir()
         copy_repository(ROOT, repo)
@@ -211,4 +249,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt as stop:
+        for later in STOP_SIGNALS:  # the copy is gone: a further Ctrl-C changes nothing
+            signal.signal(later, signal.SIG_IGN)
+        signum = getattr(stop, "signum", signal.SIGINT)
+        print(
+            f"mutation: stopped by {signal.Signals(signum).name}; the temporary copy is removed",
+            file=sys.stderr,
+        )
+        sys.exit(128 + signum)

@@ -22,6 +22,7 @@ import importlib
 import json
 import os
 import re
+import resource
 import select
 import signal
 import socket
@@ -48,6 +49,9 @@ PRELOAD = (
     "rich.console",
 )
 TIMED_OUT = -1
+CHILD_MEMORY = 4 * 1024**3
+"""Address space a child may use (bytes); a mutant that needs more fails its tests."""
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _READY = "mutation worker ready"
 _FAILED_LINE = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
 
@@ -105,7 +109,15 @@ def _pytest_args(tests: Sequence[str]) -> list[str]:
 def _child(repo: str, request: dict[str, object], out_path: str, probe_path: str) -> None:
     code = 3
     try:
+        # The tests get Python's usual dispositions, not the server's.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, signal.SIG_DFL)
         os.setpgid(0, 0)
+        # A mutant that allocates without end (a loop that no longer advances) fails
+        # with MemoryError instead of taking the shared machine's memory until its
+        # deadline.
+        resource.setrlimit(resource.RLIMIT_AS, (CHILD_MEMORY, CHILD_MEMORY))
         fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(fd, 1)
         os.dup2(fd, 2)
@@ -194,7 +206,11 @@ _CURRENT: list[int | None] = [None]
 
 
 def _terminate(_signum: int, _frame: object) -> None:
-    """On SIGTERM: kill the running child's process group, then exit."""
+    """On SIGTERM, SIGINT or SIGHUP: kill the running child's process group, then exit.
+
+    The child runs in its own process group, so a Ctrl-C at the terminal reaches the
+    driver and this server but not the child: the server ends it.
+    """
     if _CURRENT[0] is not None:
         with contextlib.suppress(OSError):
             os.killpg(_CURRENT[0], signal.SIGKILL)
@@ -220,7 +236,8 @@ def serve(sock_path: str, repo: str) -> None:
     from cosmic_ray.exceptions import CosmicRayTestingException
 
     builtins.CosmicRayTestingException = CosmicRayTestingException  # type: ignore[attr-defined]
-    signal.signal(signal.SIGTERM, _terminate)
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, _terminate)
     workdir = Path(sock_path).parent
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     with contextlib.suppress(FileNotFoundError):
@@ -346,7 +363,11 @@ def start_worker(
             )
         yield client
     finally:
-        client.stop()
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        try:
+            client.stop()  # a second Ctrl-C cannot leave the worker running
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 if __name__ == "__main__":

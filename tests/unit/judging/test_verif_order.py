@@ -157,3 +157,21 @@ def test_a_sub_agent_s_reads_and_edits_do_not_count() -> None:
     trial = context(act("", "Edit", file_path="a.py", **EDIT), subagents=[sub])
     outcome = verdict("read_before_edit", trial)
     assert outcome.result == "fail" and outcome.details["unread"] == ["a.py"]
+
+
+def test_unread_files_are_listed_in_the_order_they_were_edited() -> None:
+    trial = context(
+        act("", "Edit", file_path="c.py", **EDIT),
+        act("", "Edit", file_path="b.py", **EDIT),
+        act("", "Edit", file_path="a.py", **EDIT),
+    )
+    outcome = verdict("read_before_edit", trial)
+    assert outcome.details["unread"] == ["c.py", "b.py", "a.py"]
+    assert outcome.reasoning.endswith("also unread before editing: b.py, a.py")
+
+
+def test_edits_after_a_deletion_are_still_judged() -> None:
+    patch = "*** Begin Patch\n*** Delete File: a.py\n*** End Patch"
+    trial = context(act("", "apply_patch", input=patch), act("", "Edit", file_path="b.py", **EDIT))
+    outcome = verdict("read_before_edit", trial)
+    assert (outcome.result, outcome.details["unread"]) == ("fail", ["b.py"])

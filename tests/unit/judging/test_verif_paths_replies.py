@@ -1,11 +1,13 @@
 """Workspace paths and globs; which replies a check reads; code stripping and snippets."""
 
+import dataclasses
+
 import pytest
 
 from adhere.core import ChatMessage
 from adhere.judging.verifiers._paths import PathResolver, glob_match, matches_any, roots_of
 from adhere.judging.verifiers._replies import replies, snippet, strip_code, turn_starts
-from tests.unit.judging.test_verif_support import say, traj, user
+from tests.unit.judging.test_verif_support import call, result, say, traj, user
 
 W = "/srv/work/trial"
 
@@ -167,3 +169,95 @@ def test_snippets_are_one_line_and_cut_with_an_ellipsis() -> None:
     assert snippet(exact) == exact
     assert snippet(exact + "y") == "x" * 79 + "…"
     assert snippet("abcdef", limit=4) == "abc…"
+
+
+def test_a_path_at_the_filesystem_root_votes_for_no_root() -> None:
+    """``/src/x.py`` would put the workspace at ``""``: it casts no vote, so it cannot
+    outvote a real root however often it is named."""
+    named = ["/src/x.py", "/src/x.py", "/c/src/x.py"]
+    assert PathResolver.infer(named, ["src/x.py"]).roots == ("/c",)
+
+
+def test_each_named_path_votes_once_for_the_root_before_its_longest_known_tail() -> None:
+    # /w/src/a.py votes /w (src/a.py is known), not also /w/src (a.py is known too);
+    # /w/src/c.py votes /w/src (only c.py is known). A tie goes to the first seen.
+    resolver = PathResolver.infer(["/w/src/a.py", "/w/src/c.py"], ["src/a.py", "a.py", "c.py"])
+    assert resolver.roots == ("/w",)
+
+
+@pytest.mark.parametrize(
+    ("path", "pattern", "hit"),
+    [
+        ("readmd", "*.md", False),  # the character after "*" is matched, not skipped
+        ("docs/a/b.md", "docs/**.md", True),
+        ("docs/a/readtxt", "docs/**.txt", False),  # the character after "**" too
+        ("x", "***/x", False),  # "**" then "*/x": a "/" is needed before x
+        ("a/x", "***/x", True),
+        ("aXbY.py", "a(b).py", False),  # punctuation is literal
+        ("a(b).py", "a(b).py", True),
+        ("a.py", "[a].py", True),  # a one-character class
+        ("ab]c", "ab]c", True),  # a "]" after letters closes no class
+        ("AB]C", "AB]C", True),
+        ("!b.py", "[!xy]b.py", True),  # "!" negates; it is not in the class
+        ("a" * 300, "a" * 300, True),  # long patterns are read to their end
+    ],
+)
+def test_glob_characters_at_their_edges(path, pattern, hit) -> None:
+    # Compiled patterns are cached: each pattern here is compiled by its own case first.
+    assert glob_match(path, pattern) is hit
+
+
+def test_a_reply_is_a_frozen_value() -> None:
+    """Verifiers share the replies they are given; none can change another's."""
+    reply = replies(traj(say("hi")))[0]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        reply.text = "changed"  # type: ignore[misc]
+    assert hash(reply) == hash(dataclasses.replace(reply))
+
+
+def test_one_answer_per_turn_for_one_turn_and_for_four() -> None:
+    one = traj(user("only task"), say("working"), say("done"))
+    assert texts(replies(one, "final_per_turn")) == [(2, "done")]
+    four = traj(*(part for n in range(4) for part in (user(f"task {n}"), say(f"answer {n}"))))
+    assert texts(replies(four, "final_per_turn")) == [(2 * n + 1, f"answer {n}") for n in range(4)]
+
+
+def test_a_reply_opening_the_conversation_answers_the_first_turn() -> None:
+    trajectory = traj(say("hello, how can I help?"), user("second task"), say("done"))
+    assert texts(replies(trajectory, "final_per_turn")) == [
+        (0, "hello, how can I help?"),
+        (2, "done"),
+    ]
+
+
+def test_a_turn_may_follow_the_previous_turn_directly() -> None:
+    messages = [
+        ChatMessage(role="user", content="first"),
+        ChatMessage(role="user", content="second"),
+        ChatMessage(role="assistant", content="ok"),
+    ]
+    assert turn_starts(messages, ["first", "second"]) == [0, 1]
+
+
+def test_a_turn_is_searched_after_the_previous_turn_s_message() -> None:
+    # the second turn's text also appears in the first turn's message
+    messages = [
+        ChatMessage(role="user", content="write tests, then run tests"),
+        ChatMessage(role="assistant", content="ok"),
+        ChatMessage(role="user", content="run tests"),
+    ]
+    assert turn_starts(messages, ["write tests, then run tests", "run tests"]) == [0, 2]
+
+
+def test_only_user_messages_start_turns() -> None:
+    # found by text: an assistant quoting the next instruction is not that turn
+    messages = [
+        ChatMessage(role="user", content="first task"),
+        ChatMessage(role="assistant", content="I will do the second task later"),
+        ChatMessage(role="user", content="second task"),
+    ]
+    assert turn_starts(messages, ["first task", "second task"]) == [0, 2]
+    # by the fallback: a tool result after an assistant message is no new turn
+    called = call("Bash", command="ls")
+    trajectory = traj(user("task"), say("", called), result(called, "a.py"), say("done"))
+    assert turn_starts(trajectory.messages) == [0]

@@ -166,3 +166,51 @@ def test_nothing_to_judge_is_n_a() -> None:
         "n/a",
         "the assistant neither replied nor called a tool",
     )
+
+
+def test_long_problems_are_cut_to_their_snippet_length() -> None:
+    """A schema error is shown in at most 160 characters, raw arguments in 80."""
+    choices = [f"choice_number_{n:02d}" for n in range(12)]
+    enum = ToolSpec(name="Pick", parameters=obj({"k": {"enum": choices}}))
+    problem = schema_problems(enum.parameters, {"k": "x"})[0]
+    message = problem.removeprefix("arguments.k: ")
+    assert len(message) == 160 and message.endswith("…")
+    raw = "{" + "y" * 100
+    outcome = verdict("tool_args_valid", ctx(traj(act("", "Read", _raw=raw), tools=TOOLS)))
+    shown = outcome.reasoning.removeprefix("message 0 Read: arguments are not valid JSON: ")
+    assert shown == raw[:79] + "…"
+
+
+def test_a_key_named_raw_among_real_arguments_is_an_argument() -> None:
+    """Only ``{"_raw": …}`` alone is the normalizer's mark of arguments that were not JSON."""
+    trajectory = traj(act("", "Read", file_path="a", _raw="x"), tools=TOOLS)
+    assert verdict("tool_args_valid", ctx(trajectory)).result == "pass"
+
+
+def test_eleven_problems_are_five_named_and_six_more() -> None:
+    calls = [act("", "Read") for _ in range(11)]
+    outcome = verdict("tool_args_valid", ctx(traj(*calls, tools=TOOLS)))
+    assert outcome.reasoning.endswith("; and 6 more")
+
+
+def test_invented_results_count_the_problems_after_the_first() -> None:
+    orphan = ChatMessage(role="tool", content="ok", tool_call_id="c9")
+    one = verdict("no_invented_results", ctx(traj(say("Hi."), orphan)))
+    assert one.reasoning == "message 1: tool result for call 'c9', which was never made"
+    two = verdict("no_invented_results", ctx(traj(say("Hi."), orphan, orphan)))
+    assert two.reasoning.endswith("which was never made; and 1 more")
+
+
+def test_replies_after_a_pure_tool_call_are_still_read() -> None:
+    made = call("Read", file_path="a")
+    trajectory = traj(say("", made), result(made), say("Done. <tool_result>x</tool_result>"))
+    outcome = verdict("no_invented_results", ctx(trajectory))
+    assert (outcome.result, outcome.evidence) == ("fail", 2)
+
+
+def test_a_pass_counts_several_results() -> None:
+    first, second = call("Read", file_path="a"), call("Read", file_path="b")
+    trajectory = traj(say("", first), result(first), say("", second), result(second), say("ok"))
+    assert verdict("no_invented_results", ctx(trajectory)).reasoning == (
+        "all 2 tool results answer calls made earlier; no tool-result markup in 1 reply"
+    )

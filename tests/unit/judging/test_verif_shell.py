@@ -1,5 +1,7 @@
 """Reading shell commands: splitting, quoting, heredocs, redirections, wrappers, inner scripts."""
 
+import dataclasses
+
 import pytest
 
 from adhere.judging.verifiers._shell import (
@@ -179,3 +181,55 @@ def test_a_simple_command_reads_as_its_words() -> None:
     assert command.text == "git commit -m a  b"
     assert (command.writes, command.heredoc, command.depth, command.wrapped) == ((), "", 0, ())
     assert command.opens_script is False
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("A=1; ls", [["ls"]]),  # a piece of assignments only is no command; later ones count
+        ("a;b", [["a"], ["b"]]),  # an operator right before a word takes none of it
+        ("a&&b", [["a"], ["b"]]),
+        ('echo "a\\";b"', [["echo", 'a";b']]),  # \" does not close a double quote
+        ('echo "a"; c', [["echo", "a"], ["c"]]),  # other characters escape nothing
+        ("echo 'a\\';b", [["echo", "a\\"], ["b"]]),  # in single quotes \ is literal
+        ('echo "a\\', [["echo", '"a\\']]),  # a backslash ending the text, quoted
+        ("echo a\\", [["echo", "a\\"]]),  # and unquoted
+        ("echo a\\;", [["echo", "a;"]]),  # an escaped operator at the very end
+        ("echo a\\\tb", [["echo", "a\tb"]]),  # an escaped tab is no line continuation
+        ("echo a\tb", [["echo", "a", "b"]]),  # a tab separates words, not commands
+        ("ls # c\npwd", [["ls"], ["pwd"]]),  # a comment ends at its line
+        ("ls # a\tb\npwd", [["ls"], ["pwd"]]),  # tabs inside it included
+        ('cat <<<"a;b"', [["cat"]]),  # a here-string's quoted word
+        ("timeout", []),  # wrappers with nothing to wrap
+        ("timeout -k", []),
+        ("sudo", []),
+    ],
+)
+def test_splitting_at_the_edges(text, expected) -> None:
+    assert argvs(text) == expected
+
+
+def test_a_redirection_takes_only_its_own_target() -> None:
+    (command,) = parse_command("cmd >out arg")
+    assert (list(command.argv), list(command.writes)) == (["cmd", "arg"], ["out"])
+
+
+def test_heredocs_at_their_edges() -> None:
+    # without "-", a tab-indented delimiter is body text
+    commands = parse_command("cat <<EOF\n\tEOF\nEOF\nls")
+    assert [(list(c.argv), c.heredoc) for c in commands] == [(["cat"], "\tEOF"), (["ls"], "")]
+    # the command keeps its "<<EOF" as written; an unterminated body ends with the text
+    for text in ("cat <<EOF\nabc", "cat <<EOF\nabc\n"):
+        (command,) = parse_command(text)
+        assert (command.raw, command.heredoc) == ("cat <<EOF", "abc"), text
+
+
+def test_operands_starting_with_punctuation_are_files() -> None:
+    assert effects("cat '(notes).txt'") == (["(notes).txt"], [])
+
+
+def test_a_simple_command_is_a_frozen_value() -> None:
+    (command,) = parse_command("ls")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        command.raw = "pwd"  # type: ignore[misc]
+    assert hash(command) == hash(dataclasses.replace(command))

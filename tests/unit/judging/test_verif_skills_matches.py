@@ -170,3 +170,38 @@ def test_code_can_be_left_out_and_no_reply_is_n_a() -> None:
     assert outcome.result == "pass"
     none = verdict("reply_matches", ctx(traj(user("hi"))), contains="x")
     assert (none.result, none.reasoning) == ("n/a", "the assistant wrote no reply in scope")
+
+
+def test_reply_matches_cites_the_first_reply_holding_the_pattern() -> None:
+    """With several replies holding it, the verdict (pass under ``present``, fail under
+    ``absent``) points at the earliest one, where a reader starts."""
+    context = ctx(traj(say("Hi."), say("I am Ada."), say("I am Bob.")))
+    present = verdict("reply_matches", context, pattern=r"I am \w+")
+    assert present.result == "pass"
+    assert present.reasoning == "message 1 holds /I am \\w+/: “I am Ada”"
+    absent = verdict("reply_matches", context, pattern=r"I am \w+", expect="absent")
+    assert (absent.result, absent.evidence) == ("fail", 1)
+    assert absent.reasoning == "message 1 holds /I am \\w+/: “I am Ada”"
+
+
+def test_only_a_skill_tool_stops_skill_md_reads_counting() -> None:
+    """Under ``read_counts: auto`` a read of SKILL.md counts unless a *skill* tool was
+    offered; read, write and shell tools are no skill tool."""
+    no_skill_tool = [t for t in CLAUDE_TOOLS if t.name != "Skill"]
+    trajectory = traj(act("", "Read", file_path="skills/review/SKILL.md"), tools=no_skill_tool)
+    assert verdict("skill_invoked", ctx(trajectory), skill="review").result == "pass"
+
+
+def test_only_skill_tool_calls_and_reads_of_skill_md_invoke_a_skill() -> None:
+    # a shell command named like the skill is no skill call
+    ran = traj(act("", "Bash", command="review --all"))
+    assert verdict("skill_invoked", ctx(ran), skill="review").result == "fail"
+    # writing or editing a SKILL.md is not reading it
+    written = traj(
+        act("", "Write", file_path="skills/review/SKILL.md", content="x"),
+        act("", "Edit", file_path="skills/review/SKILL.md", old_string="x", new_string="y"),
+        tools=CODEX_TOOLS + CLAUDE_TOOLS[:3],
+    )
+    assert verdict("skill_invoked", ctx(written), skill="review", read_counts="always").result == (
+        "fail"
+    )

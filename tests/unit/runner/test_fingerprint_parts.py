@@ -1,7 +1,14 @@
 """Trial fingerprints: each part moves with what it covers, and only with that."""
 
+from types import SimpleNamespace
+
 from adhere.core import Check, Instance, Source, Workspace
-from adhere.runner._fingerprint import FINGERPRINT_PARTS, changed_parts, trial_fingerprint
+from adhere.runner._fingerprint import (
+    FINGERPRINT_PARTS,
+    changed_parts,
+    scaffold_version,
+    trial_fingerprint,
+)
 from adhere.spec import BenchmarkSpec, Endpoint, ScaffoldSpec
 
 ENDPOINT = Endpoint(api="openai", base_url="scripted", model="noisy:rate=0.15")
@@ -90,3 +97,11 @@ def test_the_scaffold_an_instance_names_is_part_of_its_content():
         "instance"
     ]
     assert changed_parts(fingerprint().parts, fingerprint(instance=bound)) == ["instance"]
+
+
+def test_a_scaffold_s_version_is_its_cli_version_or_builtin() -> None:
+    """A CLI scaffold is fingerprinted by its tool's version (a new CLI release is a
+    new trial); an in-process scaffold, which has none, by ``builtin``."""
+    assert scaffold_version(SimpleNamespace(tool=SimpleNamespace(version="2.0.69"))) == "2.0.69"
+    assert scaffold_version(SimpleNamespace(tool=SimpleNamespace(version=None))) == "builtin"
+    assert scaffold_version(object()) == "builtin"

@@ -109,3 +109,49 @@ def test_doc_6_tag_rules_agree(reply, passed):
 
 def test_paper_checks_cover_the_custom_checks():
     assert set(PAPER_CUSTOM_CHECKS) == set(CUSTOM_CHECKS)
+
+
+@pytest.mark.parametrize(
+    ("code", "reason"),
+    [
+        ("x = 1  # hi\n", "comment on line 1"),
+        ("x = (\n", "the code cannot be tokenized: ('EOF in multi-line statement', (2, 0))"),
+        ("x = = 1\n", "the code does not parse as Python: invalid syntax (<unknown>, line 1)"),
+        (
+            "x = 1\x00\n",
+            "the code does not parse as Python: source code string cannot contain null bytes",
+        ),
+        ('def f():\n    """Doc."""\n    return 1\n', "docstring on line 2"),
+        (
+            "if x:\n    a = 1\n  b = 2\n",  # tokenize itself raises IndentationError
+            "the code cannot be tokenized: unindent does not match any outer indentation level "
+            "(<tokenize>, line 3)",
+        ),
+    ],
+)
+def test_doc_5_fails_comments_docstrings_and_code_it_cannot_read(code, reason):
+    result = paper_no_comments(code)
+    assert (result.passed, result.reason) == (False, reason)
+
+
+def test_doc_5_blank_lines_are_no_comments():
+    assert paper_no_comments("x = 1\n\ny = 2\n").passed
+
+
+def test_doc_4_says_why_it_passes_and_fails_on_null_bytes():
+    assert paper_bare_code("x = 1\n").reason == "the whole reply parses as Python"
+    assert paper_bare_code("").reason == "the reply is empty, which parses (paper protocol)"
+    assert not paper_bare_code("x = 1\x00").passed
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "```\n```\ntext\n```python\nx = 1\n```",
+        "```\n\n```\nsome words here\n```python\nx = 1\n```",
+        "```py\n   \n```\n```\nx = 1\n```",
+    ],
+)
+def test_extraction_resumes_after_an_empty_pair(reply):
+    """An empty pair is skipped whole: its closing ticks never open the next pair."""
+    assert paper_extract(reply) == "x = 1\n"
