@@ -59,25 +59,25 @@ def private_entries(root: str) -> tuple[list[str], list[str]]:
     for current, subdirs, names in os.walk(root):
         keep = []
         for name in subdirs:
-            path = os.path.join(current, name)
-            try:
-                mode = os.lstat(path).st_mode
-            except OSError:
-                continue
-            if stat.S_ISDIR(mode) and not mode & stat.S_IROTH:
-                dirs.append(path)
-            else:
+            mode = _lmode(os.path.join(current, name))
+            if mode is not None and stat.S_ISDIR(mode) and not mode & stat.S_IROTH:
+                dirs.append(os.path.join(current, name))
+            elif mode is not None:
                 keep.append(name)
         subdirs[:] = keep
         for name in names:
-            path = os.path.join(current, name)
-            try:
-                mode = os.lstat(path).st_mode
-            except OSError:
-                continue
-            if stat.S_ISREG(mode) and not mode & stat.S_IROTH:
-                files.append(path)
+            mode = _lmode(os.path.join(current, name))
+            if mode is not None and stat.S_ISREG(mode) and not mode & stat.S_IROTH:
+                files.append(os.path.join(current, name))
     return sorted(files), sorted(dirs)
+
+
+def _lmode(path: str) -> int | None:
+    """The mode of ``path`` itself (a link is not followed); ``None`` when it is gone."""
+    try:
+        return os.lstat(path).st_mode
+    except OSError:
+        return None
 
 
 def _shown_dir(program: str, system: list[str]) -> str | None:
