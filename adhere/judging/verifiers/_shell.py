@@ -179,7 +179,9 @@ def _split(text: str) -> list[tuple[str, str]]:
     i = 0
 
     def flush() -> None:
-        piece = "".join(current).strip()
+        while current and current[-1].isspace():  # a trailing escaped space stays
+            current.pop()
+        piece = "".join(current).lstrip()
         if piece:
             pieces.append((piece, "\n".join(bodies)))
         current.clear()
@@ -203,7 +205,7 @@ def _split(text: str) -> list[tuple[str, str]]:
             if text[i + 1] != "\n":  # a backslash-newline continues the line
                 current.append(text[i : i + 2])
             i += 1
-        elif char == "#" and (not current or current[-1][-1:].isspace()):
+        elif char == "#" and (not current or current[-1].isspace()):
             while i + 1 < len(text) and text[i + 1] != "\n":
                 i += 1
         elif text.startswith("<<<", i):  # a here-string: its word is on this line

@@ -199,6 +199,10 @@ def test_a_simple_command_reads_as_its_words() -> None:
         ("echo a\tb", [["echo", "a", "b"]]),  # a tab separates words, not commands
         ("ls # c\npwd", [["ls"], ["pwd"]]),  # a comment ends at its line
         ("ls # a\tb\npwd", [["ls"], ["pwd"]]),  # tabs inside it included
+        ("echo a\\ #b", [["echo", "a #b"]]),  # after an escaped space "#" is in the word
+        ("echo a\\  #b", [["echo", "a "]]),  # after a plain space it starts a comment
+        ("echo a\\ ", [["echo", "a "]]),  # an escaped space ending the text is kept
+        ("echo a\\ ; ls", [["echo", "a "], ["ls"]]),  # and before an operator
         ('cat <<<"a;b"', [["cat"]]),  # a here-string's quoted word
         ("timeout", []),  # wrappers with nothing to wrap
         ("timeout -k", []),
