@@ -76,7 +76,7 @@ class LineRecorder:
     def stop(self) -> None:
         """Stop tracing."""
         sys.settrace(None)
-        threading.settrace(None)  # type: ignore[arg-type]
+        threading.settrace(None)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> Iterator[None]:
@@ -111,10 +111,8 @@ def statement_lines(tree: ast.Module, line: int) -> range:
     """The lines of the innermost statement holding ``line`` (a compound one's header only)."""
     best: tuple[int, int] | None = None
     for node in ast.walk(tree):
-        if not isinstance(node, ast.stmt | ast.excepthandler | ast.match_case):
-            continue
-        if not hasattr(node, "lineno"):
-            continue  # match_case has no position of its own
+        if not isinstance(node, ast.stmt | ast.excepthandler):
+            continue  # a match_case has no position of its own
         children = [
             child
             for field in ("body", "orelse", "finalbody", "handlers", "cases")
