@@ -1,7 +1,8 @@
 """The scoring pass on Ray: the same steps as the in-process pass, fanned out to actor pools.
 
 For every trial that finished ``ok`` the driver reads the trajectory, sends it to a
-verification actor (suite checks, then bound verifiers: :func:`decide_checks`), and
+verification actor (suite checks, then bound verifiers: :func:`decide_checks`; with
+the cached panel replies to the suite's questions, e.g. GuideBench's ``parse: llm``), and
 the checks left over to a judge actor (the JudgePanel: :func:`judge_checks`), with
 the cached verdicts it read for them. It then writes ``verdicts.json`` and
 ``judge_verdicts.json`` (:func:`record_trial`) and the judges' new cache entries as
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adhere.artifacts import JudgeCallRecord, RolloutStore, append_judge_calls
-from adhere.core import Check, Instance, Trajectory, Trial, Verdict
+from adhere.core import Check, Instance, ModelAsk, Trajectory, Trial, Verdict
 from adhere.errors import AdhereError, ClusterError
 from adhere.judging import (
     ConflictQuestion,
@@ -37,15 +38,17 @@ from adhere.judging import (
 )
 from adhere.ray_jobs._pools import Pools, start_pools
 from adhere.ray_jobs._session import ray_session
-from adhere.ray_jobs._workers import Judged
+from adhere.ray_jobs._workers import Judged, Verified
 from adhere.scoring import (
     DecidedChecks,
     Scorer,
     ScoreSummary,
+    ask_cache_key,
     conflict_question,
     count_attributions,
     ok_trials,
     record_trial,
+    wants_evidence,
 )
 from adhere.spec import Endpoint, JudgePanel
 from adhere.suites import Suite
@@ -122,6 +125,28 @@ def _cached_entries(
     return found
 
 
+def _cached_asks(
+    cache: VerdictCache | None,
+    panel: JudgePanel | None,
+    suite: Suite,
+    instance: Instance,
+    trajectory: Trajectory,
+) -> dict[str, Verdict]:
+    """The cached panel replies a verification actor will look up for the suite's questions."""
+    if cache is None or panel is None or not wants_evidence(suite):
+        return {}
+    requests = suite.evidence(instance, trajectory)  # type: ignore[attr-defined]
+    asks = [r for r in requests if isinstance(r, ModelAsk)]
+    found: dict[str, Verdict] = {}
+    for judge in panel.spec.judges:
+        for request in asks:
+            key = ask_cache_key(judge.endpoint.model, served_at(judge.endpoint), request)
+            hit = cache.get(key)
+            if hit is not None:
+                found[key] = hit
+    return found
+
+
 def _unwrap(exc: Exception) -> Exception:
     """A Ray task error as the exception the in-process pass would have raised."""
     from ray.exceptions import RayActorError, RayTaskError
@@ -143,6 +168,7 @@ class _Pass:
         self,
         store: RolloutStore,
         instances: Mapping[str, Instance],
+        suites: Mapping[str, Suite],
         panel: JudgePanel | None,
         cache: VerdictCache | None,
         pools: Pools,
@@ -152,6 +178,7 @@ class _Pass:
     ) -> None:
         self.store = store
         self.instances = instances
+        self.suites = suites
         self.panel = panel
         self.cache = cache
         self.pools = pools
@@ -194,10 +221,16 @@ class _Pass:
             return
         instance = self.instances[trial.instance]
         job = _Job(trial, instance, trajectory, ray.put(trajectory))
+        suite = self.suites[instance.suite]
+        cached = _cached_asks(self.cache, self.panel, suite, instance, trajectory)
         job.member, actor = self.pools.take("verify")
-        self.in_flight[actor.verify.remote(instance, job.trajectory_ref)] = job
+        self.in_flight[actor.verify.remote(instance, job.trajectory_ref, cached)] = job
 
-    def _verified(self, job: _Job, decided: DecidedChecks) -> None:
+    def _verified(self, job: _Job, verified: Verified) -> None:
+        decided = verified.decided
+        if self.cache is not None:  # the panel's new replies to the suite's questions
+            for key, verdict in verified.new_cache_entries.items():
+                self.cache.put(key, verdict)
         if decided.calls:  # a suite's questions to the panel (GuideBench's parse: llm)
             self.judge_records.extend(decided.calls)
             append_judge_calls(self.store, list(decided.calls))
@@ -301,7 +334,9 @@ async def score_rollout_on_ray(
         summary.judge_actors = len(pools.judge)
         try:
             in_flight = max(1, parallelism) * max(1, len(pools.judge))
-            scoring = _Pass(store, instances, panel, cache, pools, in_flight, summary, on_trial)
+            scoring = _Pass(
+                store, instances, suites, panel, cache, pools, in_flight, summary, on_trial
+            )
             await scoring.run(trials)
         finally:
             try:

@@ -27,7 +27,7 @@ from adhere.scoring import (
 from adhere.spec import Endpoint, JudgePanel
 from adhere.suites import Suite
 
-__all__ = ["JudgeWorker", "Judged", "PrefetchedCache", "VerifyWorker"]
+__all__ = ["JudgeWorker", "Judged", "PrefetchedCache", "Verified", "VerifyWorker"]
 
 
 class VerifyWorker:
@@ -69,12 +69,19 @@ class VerifyWorker:
             self._judges = self._asks.judges(self.panel)
         return self._judges
 
-    async def verify(self, instance: Instance, trajectory: Trajectory) -> DecidedChecks:
+    async def verify(
+        self,
+        instance: Instance,
+        trajectory: Trajectory,
+        cached: Mapping[str, Verdict] | None = None,
+    ) -> Verified:
         """Decide what the suite and the bound verifiers decide of one trial.
 
         A suite that asks for evidence (sandboxed test runs, Ruff, questions for the
         judge panel) gets it here, in the actor's process, exactly as the in-process
-        path gathers it.
+        path gathers it. ``cached``: the panel's earlier replies to this trial's
+        questions, which the driver read from the store's cache (a question answered
+        there is not asked again); new replies come back for the driver to keep.
         """
         suite = self.suites[instance.suite]
         asks = wants_evidence(suite) and any(
@@ -82,9 +89,12 @@ class VerifyWorker:
             for r in suite.evidence(instance, trajectory)  # type: ignore[attr-defined]
         )
         judges = self._panel() if asks else None
-        evidence = await gather_evidence(suite, instance, trajectory, judges)
+        cache = PrefetchedCache(dict(cached or {}))
+        evidence = await gather_evidence(suite, instance, trajectory, judges, cache)
         decided = decide_checks(instance, trajectory, suite, evidence)
-        return replace(decided, calls=tuple(self.take_calls())) if asks else decided
+        if asks:
+            decided = replace(decided, calls=tuple(self.take_calls()))
+        return Verified(decided, cache.new)
 
     def take_calls(self) -> list[JudgeCallRecord]:
         """Records of the panel calls made since the last take (telemetry)."""
@@ -118,6 +128,15 @@ class PrefetchedCache:
         """Keep a new verdict for the driver to store."""
         self.entries[key] = verdict
         self.new[key] = verdict
+
+
+@dataclass(frozen=True)
+class Verified:
+    """What a verification actor sends back for one trial."""
+
+    decided: DecidedChecks
+    new_cache_entries: dict[str, Verdict] = field(default_factory=dict)
+    """The panel's replies to the suite's questions that were not in the cache."""
 
 
 @dataclass(frozen=True)

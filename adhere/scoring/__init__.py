@@ -19,6 +19,7 @@ from adhere.scoring._evidence import (
     wants_evidence,
 )
 from adhere.scoring._judge_calls import judge_call_log
+from adhere.scoring._model_ask import ask_cache_key
 from adhere.scoring._score import (
     DecidedChecks,
     JudgeAsks,
@@ -34,6 +35,7 @@ from adhere.scoring._score import (
 )
 
 __all__ = [
+    "ask_cache_key",
     "conflict_question",
     "count_attributions",
     "judge_conflict_trial",

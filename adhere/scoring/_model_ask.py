@@ -6,9 +6,10 @@ each judge's reply, and for a judge whose call failed, why. No judge, or no judg
 replied, gives ``error`` evidence: the suite turns it into an ``error`` verdict, never a
 pass.
 
-With a verdict cache (the in-process scoring pass's), a reply is kept under a key of
-the judge's model, where it is served, the prompt version and the question's text, so
-scoring the same replies again asks nothing (failed calls are never kept).
+With a verdict cache (the in-process scoring pass's, or on Ray the entries the driver
+read for one trial), a reply is kept under a key of the judge's model, where it is
+served, the prompt version and the question's text, so scoring the same replies again
+asks nothing (failed calls are never kept).
 """
 
 from __future__ import annotations
@@ -21,12 +22,21 @@ from collections.abc import Sequence
 from adhere.core import Evidence, ModelAsk, Verdict
 from adhere.judging import JudgeCall, PanelJudge, VerdictCache
 
-__all__ = ["ask_key", "ask_panel"]
+__all__ = ["ask_cache_key", "ask_key", "ask_panel"]
 
 
 def ask_key(judge: PanelJudge, request: ModelAsk) -> str:
     """The cache key of one judge's reply to ``request``."""
-    blob = json.dumps(["model-ask", judge.model, judge.served_at, request.prompt_version,
+    return ask_cache_key(judge.model, judge.served_at, request)
+
+
+def ask_cache_key(model: str, served_at: str, request: ModelAsk) -> str:
+    """The cache key of the reply of ``model``, served at ``served_at``, to ``request``.
+
+    ``served_at`` is :func:`adhere.judging.served_at` of the judge's endpoint; a driver
+    that only has the panel's spec computes the keys its workers will look up.
+    """
+    blob = json.dumps(["model-ask", model, served_at, request.prompt_version,
                        request.system, request.user], ensure_ascii=False)  # fmt: skip
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 

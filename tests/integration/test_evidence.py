@@ -109,7 +109,9 @@ def test_the_ray_verification_worker_gathers_the_same_evidence():
     from adhere.ray_jobs._workers import VerifyWorker
 
     worker = VerifyWorker({"toy": ToySuite()})
-    decided = asyncio.run(worker.verify(instance(), trajectory()))
+    verified = asyncio.run(worker.verify(instance(), trajectory()))
+    decided = verified.decided
+    assert verified.new_cache_entries == {}  # the toy suite asks the panel nothing
     local = decide_checks(
         instance(),
         trajectory(),

@@ -1,4 +1,5 @@
-"""GuideBench's LLM answer parsing on Ray gives the in-process verdicts and call records."""
+"""GuideBench's LLM answer parsing on Ray gives the in-process verdicts and call records,
+and a re-score on Ray reads the panel's replies from the verdict cache as in process."""
 
 import json
 import shutil
@@ -85,3 +86,10 @@ async def test_llm_parsing_on_ray_matches_in_process(tmp_path: Path) -> None:
     assert on_ray.judge_calls == in_process.judge_calls
     assert verdicts(copy) == expected
     assert calls(copy) == calls(run) and len(calls(run)) == 24
+
+    # a second re-score on Ray reads the panel's replies from the cache: no call at all
+    asked = (copy / "judge_calls.jsonl").read_text()
+    again = await rescore(copy, scorer=ray_scorer(verify_actors=2, judge_actors=1))
+    assert again.problems == [] and again.judge_calls == 0
+    assert (copy / "judge_calls.jsonl").read_text() == asked
+    assert verdicts(copy) == expected
