@@ -24,6 +24,12 @@ import pytest
 from tests.e2e.pipeline.test_observed_runs import model, write_rollout, write_suite
 from tests.helpers import ROOT, run_cli, wait_until
 
+pytestmark = pytest.mark.timeout(900)  # room for every deadline below on a loaded machine
+
+STOP_SECONDS = 180.0
+"""Deadline for a stopped run, and its agents, to end: the run's own grace is far shorter,
+but on a loaded machine its Python start and shutdown can take a minute."""
+
 SPAWN = """\
 #!/bin/bash
 # One agent command: a background child, a daemon in its own session, then (after the
@@ -113,7 +119,7 @@ def stop(proc: subprocess.Popen[str]) -> None:
     """Kill a run the test did not end (a failed wait), so nothing outlives the test."""
     if proc.poll() is None:
         proc.kill()
-        proc.communicate(timeout=60)
+        proc.communicate(timeout=STOP_SECONDS)
 
 
 def results(trials: Path) -> dict[Path, bytes]:
@@ -144,10 +150,14 @@ def test_killed_and_stopped_runs_leave_no_agent_and_lose_no_attempt(
                 f"{count} agent command(s) waiting before {sig.name}",
             )
             proc.send_signal(sig)
-            _, err = proc.communicate(timeout=60)
+            _, err = proc.communicate(timeout=STOP_SECONDS)
         finally:
             stop(proc)
-        wait_until(lambda: not agent_processes(work), f"no agent process after {sig.name}")
+        wait_until(
+            lambda: not agent_processes(work),
+            f"no agent process after {sig.name}",
+            timeout=STOP_SECONDS,
+        )
         return subprocess.CompletedProcess(proc.args, proc.returncode, "", err)
 
     # 1. SIGTERM with 2 trials finished and 2 waiting in their agent's command.
@@ -170,8 +180,10 @@ def test_killed_and_stopped_runs_leave_no_agent_and_lose_no_attempt(
         wait_until(lambda: len(list(waiting.iterdir())) >= 4, "2 more agent commands waiting")
     finally:
         proc.send_signal(signal.SIGKILL)
-        proc.communicate(timeout=60)
-    wait_until(lambda: not agent_processes(work), "no agent process after SIGKILL")
+        proc.communicate(timeout=STOP_SECONDS)
+    wait_until(
+        lambda: not agent_processes(work), "no agent process after SIGKILL", timeout=STOP_SECONDS
+    )
 
     # 3. SIGTERM once more (attempt 2 again: the killed one left nothing to keep).
     third = stop_when_waiting(signal.SIGTERM, 2)
@@ -228,11 +240,13 @@ def test_a_pod_trial_stopped_by_sigterm_keeps_its_attempt(tmp_path: Path, work: 
     try:
         wait_until(lambda: any((tmp_path / "waiting").iterdir()), "the agent command waiting")
         proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=60)
+        _, err = proc.communicate(timeout=STOP_SECONDS)
     finally:
         stop(proc)
     assert proc.returncode == 143, err
-    wait_until(lambda: not agent_processes(work), "no agent process after SIGTERM")
+    wait_until(
+        lambda: not agent_processes(work), "no agent process after SIGTERM", timeout=STOP_SECONDS
+    )
     assert prepared.store.read_result(trial) is None
     assert prepared.store.read_interrupted(trial) == 1
     (tmp_path / "go").touch()
