@@ -60,7 +60,8 @@ class RuffOptions:
         select: Rule selectors (``E``, ``PLR0912`` …).
         preview: Enable preview rules (``--preview``).
         config: ``key = value`` TOML settings passed with ``--config``.
-        timeout: Seconds before ruff is stopped.
+        timeout: Seconds before ruff is stopped (a minute by default; ruff checks
+            thousands of files in seconds).
     """
 
     select: tuple[str, ...]
@@ -95,7 +96,7 @@ def find_ruff() -> str:
     found = shutil.which("ruff")
     if found:
         return found
-    beside = Path(sys.executable).parent / ("ruff.exe" if os.name == "nt" else "ruff")
+    beside = Path(sys.executable).parent / "ruff"
     if beside.is_file():
         return str(beside)
     raise FileNotFoundError("ruff is not installed (looked on PATH and beside the interpreter)")
@@ -129,7 +130,7 @@ def write_files(root: Path, files: Mapping[str, str]) -> list[str]:
     return sorted(safe)
 
 
-_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
 
 
 def _write(path: str, data: bytes) -> None:
@@ -146,7 +147,8 @@ def check_files(root: Path, relative: Sequence[str], options: RuffOptions) -> li
     """Run ruff over files already written under ``root``; diagnostics by relative path.
 
     Raises:
-        RuntimeError: Ruff failed (bad selector or setting) or its output is unreadable.
+        RuntimeError: Ruff failed (bad selector or setting, or stopped by a signal) or its
+            output is unreadable.
         subprocess.TimeoutExpired: Ruff took longer than ``options.timeout``.
     """
     if not relative or not options.select:
@@ -166,8 +168,10 @@ def check_files(root: Path, relative: Sequence[str], options: RuffOptions) -> li
         timeout=options.timeout,
         check=False,
     )
-    if done.returncode != 0:
-        raise RuntimeError(f"ruff exited with {done.returncode}: {done.stderr.strip()[:500]}")
+    code = done.returncode
+    if code != 0:
+        why = f"was stopped by signal {-code}" if code < 0 else f"exited with {code}"
+        raise RuntimeError(f"ruff {why}: {done.stderr.strip()[:500]}")
     return parse_concise(done.stdout, root)
 
 
@@ -227,10 +231,11 @@ def run_ruff(files: Mapping[str, str], options: RuffOptions) -> list[Diagnostic]
     """Run ruff over ``files`` and return its diagnostics, by workspace path.
 
     Raises:
-        RuntimeError: Ruff failed (bad selector or setting) or its output is unreadable.
+        RuntimeError: Ruff failed (bad selector or setting, or stopped by a signal) or its
+            output is unreadable.
         subprocess.TimeoutExpired: Ruff took longer than ``options.timeout``.
     """
-    if not files or not options.select:
+    if not options.select:
         return []
     with tempfile.TemporaryDirectory(prefix="adhere-ruff-") as tmp:
         root = Path(tmp).resolve()
