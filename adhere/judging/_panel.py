@@ -84,6 +84,9 @@ class PanelJudge:
             the first was answered (``Limits.prefix_concurrency``); ``None``: no limit.
         served_at: Where the model is served as the spec says it (:func:`served_at`),
             part of the verdict cache key; empty leaves it out.
+        max_tokens: The endpoint's ``maxTokens``, which bounds every call to it: the
+            judge's batches are sized to the smaller of it and the panel's output cap.
+            ``None``: the panel's cap alone.
     """
 
     name: str
@@ -92,6 +95,11 @@ class PanelJudge:
     endpoint: str = ""
     prefix_concurrency: int | None = None
     served_at: str = ""
+    max_tokens: int | None = None
+
+    def output_cap(self, panel_cap: int) -> int:
+        """The output cap this judge's calls go out with, given the panel's."""
+        return panel_cap if self.max_tokens is None else min(panel_cap, self.max_tokens)
 
     @property
     def prefix_group(self) -> str:
@@ -119,6 +127,7 @@ def panel_judges(spec: JudgePanelSpec, ask_for: Callable[[Judge], Ask]) -> list[
             endpoint=endpoint_key(j.endpoint),
             prefix_concurrency=j.endpoint.limits.prefix_concurrency,
             served_at=served_at(j.endpoint),
+            max_tokens=j.endpoint.max_tokens,
         )
         for j in spec.judges
     ]
@@ -196,7 +205,7 @@ async def run_panel(
                 model=judge.model,
                 batch_size=batch_size,
                 max_attempts=max_attempts,
-                max_output_tokens=max_output_tokens,
+                max_output_tokens=judge.output_cap(max_output_tokens),
                 grouping=grouping,
                 cache=cache,
                 prompt_version=prompt_version,

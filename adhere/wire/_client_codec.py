@@ -101,13 +101,14 @@ def output_cap(request: ChatRequest, endpoint: Endpoint) -> int:
 
     The request's own cap, else the endpoint's ``max_tokens``. A request's own cap is
     meant for the answer (a judge sizes its batches by it), so with the endpoint's
-    reasoning on, the thinking budget is added to it, up to ``max_tokens`` (the
-    thinking counts against the cap in every API); never below the request's own cap.
+    reasoning on, the thinking budget is added to it (the thinking counts against the
+    cap in every API). The endpoint's ``max_tokens`` bounds every call: what a user set
+    there (to bound a weak local model, or spend) is never exceeded.
     """
     if request.max_tokens is None:
         return endpoint.max_tokens
     budget = endpoint.reasoning.budget if endpoint.reasoning is not None else 0
-    return max(request.max_tokens, min(endpoint.max_tokens, request.max_tokens + budget))
+    return min(endpoint.max_tokens, request.max_tokens + budget)
 
 
 def add_reasoning(api: Api, body: dict[str, Any], endpoint: Endpoint) -> None:

@@ -117,6 +117,33 @@ async def test_run_panel_judges_only_checks_without_verifier():
         await run_panel([judges[0], judges[0]], checks, Trajectory())
 
 
+async def test_a_judge_capped_by_its_endpoint_gets_smaller_batches_within_the_cap():
+    checks = [Check(id=f"c{i}", source=Source.USER_QUERY, description="x") for i in range(12)]
+    sent: dict[str, list[tuple[int, int]]] = {"big": [], "capped": []}
+
+    def recording(name):
+        answer = fixed_judge(lambda c: "pass")
+
+        async def ask(call: JudgeCall) -> str:
+            sent[name].append((call.max_tokens, len(read_checklist(call.user))))
+            return await answer(call)
+
+        return ask
+
+    judges = [
+        PanelJudge("big", "m1", recording("big")),  # no endpoint cap: the panel's 4,096
+        PanelJudge("capped", "m2", recording("capped"), max_tokens=400),
+    ]
+    result = await run_panel(judges, checks, Trajectory())
+    assert sent["big"] == [(4096, 12)]  # one call holds all twelve
+    assert {cap for cap, _ in sent["capped"]} == {400}
+    # 400 tokens: half of it less a 16-token envelope (184) holds two entries of 85
+    # (24 of JSON, 1 of id, 60 of reasoning; docs/judging.md "Batches") a call
+    assert sorted(n for _, n in sent["capped"]) == [2] * 6
+    assert [v.result for v in result.per_judge["capped"]] == ["pass"] * 12
+    assert PanelJudge("x", "m", recording("big"), max_tokens=8192).output_cap(4096) == 4096
+
+
 def test_panel_judges_from_spec():
     spec = JudgePanelSpec.model_validate(
         {
@@ -137,6 +164,7 @@ def test_panel_judges_from_spec():
         ("a", "judge:seed=1", asks["a"]),
         ("b", "judge:seed=2", asks["b"]),
     ]
+    assert [j.max_tokens for j in built] == [4096, 4096]  # the endpoints' default maxTokens
 
 
 def scored(model, judge_results, fixed=()):

@@ -80,6 +80,18 @@ def test_a_calls_own_cap_is_the_answers_and_the_budget_comes_on_top(max_tokens, 
     assert plain["max_tokens"] == (asked or max_tokens)  # no reasoning: the call's own cap
 
 
+@pytest.mark.parametrize(("reasoning", "max_tokens"), [(None, 64), ({"effort": "low"}, 2000)])
+def test_no_call_goes_out_with_more_than_the_endpoints_max_tokens(reasoning, max_tokens):
+    # A judge asks for 4,096 tokens of verdicts from an endpoint a user capped lower
+    # (to bound a weak local model, or spend): the endpoint's cap wins.
+    for api, wire in (("anthropic", AnthropicWire()), ("openai", OpenAIWire())):
+        if api == "anthropic" and reasoning is not None:
+            continue  # an Anthropic thinking budget must fit under maxTokens (refused)
+        ep = endpoint(api, reasoning=reasoning, maxTokens=max_tokens)
+        request = ChatRequest(messages=HI.messages, max_tokens=4096)
+        assert wire.build_body(request, ep, stream=False)["max_tokens"] == max_tokens
+
+
 # --- the endpoint's validation ----------------------------------------------------------
 
 
