@@ -17,14 +17,12 @@ from adhere.artifacts._layout import (
     INSTANCES,
     RESULT,
     SPECS,
-    RolloutStore,
-    StoredTrial,
     feedback_run_name,
     safe_segment,
-    write_benchmark_instances,
 )
 from adhere.artifacts._readers import find_trial, open_rollout, open_rollout_dir
 from adhere.artifacts._records import JudgeCallRecord, Phase, RunProgress
+from adhere.artifacts._rollout_store import RolloutStore, StoredTrial, write_benchmark_instances
 from adhere.artifacts._scan import CachedReader, TrialDir
 from adhere.artifacts._telemetry import (
     append_judge_calls,

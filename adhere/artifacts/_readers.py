@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
-from adhere.artifacts._layout import INSTANCES, RolloutStore
+from adhere.artifacts._layout import INSTANCES
+from adhere.artifacts._rollout_store import RolloutStore
 from adhere.core import Trial
 from adhere.errors import SpecError
 from adhere.store import open_store

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
-from adhere.artifacts._layout import JUDGE_CALLS, PROGRESS, RolloutStore
+from adhere.artifacts._layout import JUDGE_CALLS, PROGRESS
 from adhere.artifacts._records import (
     JudgeCallRecord,
     RunProgress,
@@ -20,6 +20,7 @@ from adhere.artifacts._records import (
     encode_judge_calls,
     encode_progress,
 )
+from adhere.artifacts._rollout_store import RolloutStore
 from adhere.errors import StoreError
 from adhere.store import FileStore
 

@@ -63,12 +63,14 @@ BOOTSTRAP = (
     "with os.fdopen(int(sys.argv[1]), 'rb') as f:\n"
     "    h, j = marshal.loads(f.read())\n"
     "g = {'__name__': 'adhere_sandbox_harness'}\n"
-    "exec(compile(h, '<string>', 'exec') if isinstance(h, str) else h, g)\n"
+    "for p in h:\n"
+    "    exec(compile(p, '<string>', 'exec') if isinstance(p, str) else p, g)\n"
     "m, a = g['main'], (j, int(sys.argv[2]))\n"
-    "del f, h, j, g\n"
+    "del f, h, j, g, p\n"
     "m(*a)\n"
 )
-"""The ``-c`` program: reads ``(harness source or code object, job)``, calls its ``main``."""
+"""The ``-c`` program: reads ``(harness parts as sources or code objects, job)``, executes
+the parts into one namespace and calls its ``main``."""
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """One sandboxed process: temp directory, limits, namespaces, output, timeout, cleanup.
 
 The evaluator only starts a process and reads what comes back; the untrusted code
-is compiled and run by the harness (:mod:`adhere.sandbox._harness`) in that process.
+is compiled and run by the harness (:mod:`adhere.sandbox._harness` and
+:mod:`adhere.sandbox._harness_modes`) in that process.
 
 Per run:
 
@@ -53,14 +54,21 @@ _DRAIN_SECONDS = 2.0
 _CHUNK = 65536
 
 
-@cache
-def _harness_source() -> str:
-    return (Path(__file__).parent / "_harness.py").read_text(encoding="utf-8")
+_HARNESS_PARTS = ("_harness.py", "_harness_modes.py")
+"""The harness's modules, executed in this order into one namespace by the bootstrap."""
 
 
 @cache
-def _harness_code() -> CodeType:
-    return compile(_harness_source(), "<string>", "exec", dont_inherit=True)
+def _harness_source() -> tuple[str, ...]:
+    here = Path(__file__).parent
+    return tuple((here / name).read_text(encoding="utf-8") for name in _HARNESS_PARTS)
+
+
+@cache
+def _harness_code() -> tuple[CodeType, ...]:
+    return tuple(
+        compile(source, "<string>", "exec", dont_inherit=True) for source in _harness_source()
+    )
 
 
 @cache
@@ -68,7 +76,7 @@ def _same_interpreter(python: str) -> bool:
     return os.path.realpath(python) == os.path.realpath(sys.executable)
 
 
-def _harness_for(python: str) -> CodeType | str:
+def _harness_for(python: str) -> tuple[CodeType, ...] | tuple[str, ...]:
     """A code object for the evaluator's own interpreter (same bytecode), else source."""
     return _harness_code() if _same_interpreter(python) else _harness_source()
 

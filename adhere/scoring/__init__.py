@@ -18,11 +18,11 @@ from adhere.scoring._evidence import (
     sandbox_evidence,
     wants_evidence,
 )
+from adhere.scoring._judge_asks import JudgeAsks
 from adhere.scoring._judge_calls import judge_call_log
 from adhere.scoring._model_ask import ask_cache_key
 from adhere.scoring._score import (
     DecidedChecks,
-    JudgeAsks,
     Scorer,
     ScoreSummary,
     count_attributions,

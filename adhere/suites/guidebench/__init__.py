@@ -26,6 +26,7 @@ from adhere.suites.guidebench._coupons import (
     solve,
 )
 from adhere.suites.guidebench._frame import build_prompts, template_values
+from adhere.suites.guidebench._instance import subset, task_to_instance
 from adhere.suites.guidebench._llm_parse import llm_prompt, read_llm_prompt
 from adhere.suites.guidebench._load import load_directory, load_file
 from adhere.suites.guidebench._metrics import Answer, Scores, macro_prf, report_tables, score
@@ -39,7 +40,7 @@ from adhere.suites.guidebench._protocol import (
     TEMPLATE_VARIABLES,
     Protocol,
 )
-from adhere.suites.guidebench._suite import GuideBenchSuite, subset, task_to_instance
+from adhere.suites.guidebench._suite import GuideBenchSuite
 from adhere.suites.guidebench._task import (
     CATEGORIES,
     AnswerKind,

@@ -28,38 +28,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from adhere.core import (
-    Check,
-    CheckKind,
-    Evidence,
-    EvidenceRequest,
-    Instance,
-    Source,
-    Trajectory,
-    Verdict,
-    VerifierRef,
-)
+from adhere.core import Evidence, EvidenceRequest, Instance, Trajectory, Verdict
 from adhere.errors import SpecError
 from adhere.metrics import ScoredTrial, Table
 from adhere.spec import BenchmarkSpec
 from adhere.suites._registry import WrongItem, suite
 from adhere.suites.guidebench._ablations import pick_demos, reorder, rewrite
 from adhere.suites.guidebench._coupon_gen import CouponParams, generate_coupon_tasks
-from adhere.suites.guidebench._frame import build_prompts
+from adhere.suites.guidebench._instance import subset, task_to_instance
 from adhere.suites.guidebench._load import load_directory, load_file, parse_task
-from adhere.suites.guidebench._metrics import VERIFIER, report_tables
+from adhere.suites.guidebench._metrics import report_tables
 from adhere.suites.guidebench._oracle import oracle_text
-from adhere.suites.guidebench._paper import label_text
-from adhere.suites.guidebench._protocol import (
-    Protocol,
-    Templates,
-    check_template_files,
-    read_templates,
-)
+from adhere.suites.guidebench._protocol import Protocol, check_template_files, read_templates
 from adhere.suites.guidebench._rule_edit import edit_rule
-from adhere.suites.guidebench._scoring import CHECK_ID, evidence_requests, score_reply
 from adhere.suites.guidebench._scoring import answer_key as _answer_key
-from adhere.suites.guidebench._task import CATEGORIES, Task, published_form
+from adhere.suites.guidebench._scoring import evidence_requests, score_reply
+from adhere.suites.guidebench._task import Task
 
 _OPTIONS = {
     "guidelines": "guidelines",
@@ -79,100 +63,6 @@ _OPTIONS = {
 }
 _REWRITES = ("program", "math")
 _GENERATE = {"n": "n", "seed": "seed", "maxItems": "max_items", "maxCoupons": "max_coupons"}
-
-
-def task_to_instance(
-    task: Task,
-    *,
-    guidelines: bool = True,
-    reasoning: bool = True,
-    protocol: Protocol | None = None,
-    templates: Templates | None = None,
-    demos: Sequence[Task] = (),
-    variant: Mapping[str, Any] | None = None,
-    edit: Mapping[str, Any] | None = None,
-) -> Instance:
-    """The Instance a task is run as, in the chosen prompt variant and protocol."""
-    info = task.info
-    protocol = protocol or Protocol()
-    shown = published_form(info.kind, task.gold)
-    system, user = build_prompts(
-        task, protocol, templates, guidelines=guidelines, reasoning=reasoning, demos=demos
-    )
-    return Instance(
-        id=task.id,
-        suite="guidebench",
-        system_prompt=system,
-        turns=[user],
-        checks=[
-            Check(
-                id=CHECK_ID,
-                source=Source.ANSWER,
-                kind=CheckKind.COMPLIANCE,
-                description=f"The final answer is {shown!r} ({info.title}).",
-                verifier=VerifierRef(name=VERIFIER),
-            )
-        ],
-        metadata={
-            "category": task.category,
-            "rule_update": task.rule_update,
-            "source": task.source,
-            "guidelines": guidelines,
-            "reasoning": "cot" if reasoning else "direct",
-            "index": task.index,
-            "gold": task.gold,
-            # the default protocol adds nothing, so instances (and the fingerprints of
-            # earlier runs) stay as they were
-            **(
-                {"protocol": {"name": protocol.name, **protocol.as_dict()}}
-                if protocol != Protocol()
-                else {}
-            ),
-            **({"variant": dict(variant)} if variant else {}),
-            # the gold label precision/recall count under the paper's parsing (a failed
-            # run's verdict carries none)
-            **(
-                {"gold_label": label_text(task.published_reference)}
-                if protocol.parse != "adhere"
-                else {}
-            ),
-            **_edit_metadata(edit),
-            "answer_key": {
-                "kind": info.kind,
-                "gold": task.gold,
-                "options": [letter for letter, _ in task.options],
-                "analysis": task.analysis,
-                **({"reference": task.published_reference} if protocol.parse != "adhere" else {}),
-            },
-        },
-    )
-
-
-def _edit_metadata(edit: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Scalar keys for reports (``rule_edit``, ``edit_pair``, ``edit_original_answer``)."""
-    if edit is None:
-        return {}
-    if "edited_id" in edit:
-        return {"rule_edit": "original", "edit_pair": edit["edited_id"]}
-    return {
-        "rule_edit": "edited",
-        "edit_pair": edit["original_id"],
-        "edit_original_answer": edit["original_answer"],
-        "edit": dict(edit),
-    }
-
-
-def subset(tasks: Sequence[Task], per_category: int) -> list[Task]:
-    """``per_category`` tasks of each category, evenly spaced through its file order."""
-    out = []
-    for key in CATEGORIES:
-        mine = [t for t in tasks if t.category == key]
-        if len(mine) <= per_category:
-            out += mine
-            continue
-        picks = sorted({i * len(mine) // per_category for i in range(per_category)})
-        out += [mine[i] for i in picks]
-    return out
 
 
 @suite("guidebench")

@@ -36,6 +36,7 @@ from adhere.suites.manyih._hierarchy import (
 from adhere.suites.manyih._ifsubset import IfConstraint, IfSample, if_to_instance, load_if
 from adhere.suites.manyih._instances import answer_key, sample_to_instance
 from adhere.suites.manyih._metrics import flip_rates, outcome, rates, report_tables
+from adhere.suites.manyih._oracle import oracle_code
 from adhere.suites.manyih._protocol import (
     PROTOCOLS,
     TEMPLATE_VARIABLES,
@@ -59,7 +60,7 @@ from adhere.suites.manyih._sample import (
     winners,
 )
 from adhere.suites.manyih._styles import GROUPS, STYLES, StyleDef, conflicts
-from adhere.suites.manyih._suite import ManyIHSuite, oracle_code
+from adhere.suites.manyih._suite import ManyIHSuite
 from adhere.suites.manyih._variants import TIER_CONFLICTS, perturb, tier_variant
 
 __all__ = [

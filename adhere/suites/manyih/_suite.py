@@ -33,45 +33,33 @@ tiers, conflicts, winners, seed}`` (``problems`` is a path, relative to the spec
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from adhere.core import Evidence, EvidenceRequest, Instance, SandboxRun, Trajectory, Verdict
+from adhere.core import Evidence, EvidenceRequest, Instance, Trajectory, Verdict
 from adhere.errors import SpecError
 from adhere.metrics import ScoredTrial, Table
 from adhere.spec import BenchmarkSpec
 from adhere.suites._registry import WrongItem, suite
-from adhere.suites.manyih._checkers import check_style
-from adhere.suites.manyih._code import Code, Outcome
-from adhere.suites.manyih._extract import extract_code
+from adhere.suites.manyih._coding_score import coding_evidence, coding_score
 from adhere.suites.manyih._generate import GenerateParams, generate, load_problems
 from adhere.suites.manyih._hierarchy import INTERFACES, Interface
 from adhere.suites.manyih._ifsubset import if_evidence, if_score, if_to_instance, load_if
-from adhere.suites.manyih._instances import (
-    TESTS_CHECK,
-    VERIFIER,
-    AnswerKey,
-    answer_key,
-    sample_to_instance,
-    style_check,
-)
+from adhere.suites.manyih._instances import answer_key, sample_to_instance
 from adhere.suites.manyih._metrics import report_tables
+from adhere.suites.manyih._oracle import oracle_code
 from adhere.suites.manyih._protocol import (
     Protocol,
     Templates,
-    extract_public,
     prompts_for,
     read_templates,
     template_files,
 )
-from adhere.suites.manyih._public import check_public
-from adhere.suites.manyih._restyle import restyle
 from adhere.suites.manyih._sample import CodingSample, load_coding, parse_sample
-from adhere.suites.manyih._styles import STYLES, conflicts
 from adhere.suites.manyih._variants import perturb, tier_variant
 
-__all__ = ["ManyIHSuite", "oracle_code"]
+__all__ = ["ManyIHSuite"]
 
 _OPTIONS = {
     "subset": "subset",
@@ -91,39 +79,6 @@ _OPTIONS = {
     "templates": "templates",
 }
 _GENERATE = {"problems", "n", "groups", "instructions", "tiers", "conflicts", "winners", "seed"}
-
-
-def oracle_code(key: AnswerKey, wrong: WrongItem) -> str:
-    """The code a perfect model writes, with the items ``wrong`` picks broken.
-
-    A winning style picked to go wrong is broken the way a model that misreads the
-    hierarchy would: by following a losing instruction that conflicts with it (and
-    with no winner kept), when the sample has one and following it does break the
-    winner; otherwise by writing the style's opposite on purpose.
-    """
-    broken = [sid for sid in key.winners if wrong(style_check(sid))]
-    kept = [sid for sid in key.winners if sid not in broken]
-    losers = [sid for sid in key.styles if sid not in key.winners]
-    follow: dict[str, str] = {}
-    for sid in broken:
-        rivals = [
-            loser
-            for loser in losers
-            if conflicts(sid, loser)
-            and loser not in follow.values()
-            and not any(conflicts(loser, other) for other in [*kept, *follow.values()])
-        ]
-        if rivals:
-            follow[sid] = rivals[0]
-    wanted = [*kept, *follow.values()]
-    explicit = [sid for sid in broken if sid not in follow]
-    tests = wrong(TESTS_CHECK)
-    restyled = restyle(key.task, [*wanted, *explicit], violate=explicit, break_tests=tests)
-    still = [sid for sid in follow if check_style(restyled.code, sid).passed]
-    if still:  # following the loser changed nothing here: break the winner outright
-        explicit += still
-        restyled = restyle(key.task, [*wanted, *explicit], violate=explicit, break_tests=tests)
-    return restyled.code
 
 
 @suite("manyih")
@@ -276,30 +231,11 @@ class ManyIHSuite:
 
     # -- scoring -------------------------------------------------------------------
 
-    @staticmethod
-    def _reply(trajectory: Trajectory) -> tuple[str, int | None]:
-        replies = [m.content for m in trajectory.assistant_turns()]
-        used = max((i for i, r in enumerate(replies) if r.strip()), default=None)
-        return (replies[used] if used is not None else ""), used
-
     def evidence(self, instance: Instance, trajectory: Trajectory) -> Sequence[EvidenceRequest]:
         """The unit tests of the reply's code, to run in the sandbox (IF: code checks)."""
         if instance.metadata.get("subset") == "if":
             return if_evidence(instance, trajectory, self.test_timeout)
-        key = answer_key(instance)
-        code = self._extract(self._reply(trajectory)[0])
-        if not code.strip():
-            return []
-        return [
-            SandboxRun(
-                id=TESTS_CHECK,
-                mode="asserts",
-                code=code,
-                tests=key.tests,
-                setup=key.setup,
-                timeout=key.timeout,
-            )
-        ]
+        return coding_evidence(instance, trajectory, self.protocol)
 
     def score(
         self,
@@ -310,70 +246,7 @@ class ManyIHSuite:
         """The tests verdict (from the sandbox's evidence) and one per winning style."""
         if instance.metadata.get("subset") == "if":
             return if_score(instance, trajectory, dict(evidence or {}))
-        key = answer_key(instance)
-        reply, used = self._reply(trajectory)
-        code = self._extract(reply)
-        verdicts = [self._tests_verdict(code, used, evidence)]
-        check = self._checker(code)
-        losers = [s for s in key.styles if s not in key.winners]
-        for sid in key.winners:
-            result = check(sid)
-            followed: list[str] = []
-            if not result.passed and code.strip():
-                followed = [s for s in losers if conflicts(sid, s) and check(s).passed]
-            verdicts.append(
-                Verdict(
-                    check_id=style_check(sid),
-                    result="pass" if result.passed else "fail",
-                    decided_by=VERIFIER,
-                    reasoning=result.reason,
-                    evidence=used,
-                    details={
-                        "style": sid,
-                        "group": STYLES[sid].group,
-                        "followed_instead": followed,
-                    },
-                )  # fmt: skip
-            )
-        return verdicts
-
-    def _extract(self, reply: str) -> str:
-        return extract_public(reply) if self.protocol.extract == "public" else extract_code(reply)
-
-    def _checker(self, code: str) -> Callable[[str], Outcome]:
-        """Style id → outcome, by the chosen checkers (no code fails every style)."""
-        if not code.strip():
-            return lambda sid: Outcome.bad("no code in the reply")
-        if self.protocol.checkers == "public-compatible":
-            return lambda sid: check_public(code, sid)
-        parsed = Code(code)
-        return lambda sid: check_style(parsed, sid)
-
-    @staticmethod
-    def _tests_verdict(
-        code: str, used: int | None, evidence: Mapping[str, Evidence] | None
-    ) -> Verdict:
-        if not code.strip():
-            return Verdict(check_id=TESTS_CHECK, result="fail", decided_by=VERIFIER,
-                           reasoning="no code in the reply", evidence=used,
-                           details={"status": "no code"})  # fmt: skip
-        found = (evidence or {}).get(TESTS_CHECK)
-        if found is None:
-            return Verdict(check_id=TESTS_CHECK, result="error", decided_by=VERIFIER,
-                           reasoning="no sandbox evidence for the unit tests", evidence=used,
-                           details={"status": "error"})  # fmt: skip
-        result = (
-            "pass" if found.status == "pass" else "error" if found.status == "error" else "fail"
-        )
-        return Verdict(
-            check_id=TESTS_CHECK,
-            result=result,
-            decided_by=VERIFIER,
-            reasoning=found.detail,
-            evidence=used,
-            details={"status": found.status, "seconds": found.data.get("seconds"),
-                     "isolation": found.data.get("isolation")},
-        )  # fmt: skip
+        return coding_score(instance, trajectory, evidence, self.protocol)
 
     # -- scripted policies and reports -------------------------------------------
 
