@@ -171,3 +171,34 @@ def test_table3_on_the_published_math_tasks(tmp_path: Path) -> None:
     oracle = [v["result"] for m, _, v in verdicts(tmp_path, "gb-t3-math") if m == "oracle"]
     assert len(oracle) == 42 and set(oracle) == {"pass"}
     assert all("规则公式" in i.turns[0] for i in store.read_instances())
+
+
+def test_a_parser_template_goes_to_the_judges_and_unread_answers_stay_undecided(
+    tmp_path: Path,
+) -> None:
+    copy_example(tmp_path)
+    (tmp_path / "parser.txt").write_text("Answer as JSON ($answer_field):\n$reply", "utf-8")
+    text = (tmp_path / "benchmark.yaml").read_text(encoding="utf-8")
+    text = text.replace(
+        "options: {protocol: paper, parse: llm, perCategory: 5}",
+        "options: {protocol: paper, parse: llm, perCategory: 1, templates: {parser: parser.txt}}",
+    )
+    (tmp_path / "benchmark.yaml").write_text(text, encoding="utf-8")
+    files = [str(tmp_path / "benchmark.yaml"), str(tmp_path / "llm-parse.yaml")]
+    proc = run_cli("run", *files, "--quiet", timeout=600)
+    # the scripted judge double reads only adhere's own question: every extraction
+    # fails, so every answer is undecided (exit 3), none a pass
+    assert proc.returncode == 3, proc.stderr
+    store = RolloutStore(open_store(str(tmp_path / "runs")), "guidebench-paper-llm")
+    instances = store.read_instances()
+    assert len(instances) == 6
+    assert {i.metadata["parser_prompt"] for i in instances} == {
+        "Answer as JSON ($answer_field):\n$reply"
+    }
+    stored = verdicts(tmp_path, "guidebench-paper-llm")
+    ok = [s for s in store.iter_trials() if s.result.status == "ok"]
+    assert len(stored) == len(ok) >= 5
+    assert all(v["result"] == "error" for _, _, v in stored)
+    assert all("the LLM parser gave no answer" in v["reasoning"] for _, _, v in stored)
+    calls = (tmp_path / "runs" / "guidebench-paper-llm" / "judge_calls.jsonl").read_text()
+    assert calls and all(not json.loads(line)["ok"] for line in calls.splitlines())

@@ -34,6 +34,7 @@ def task_to_instance(
     info = task.info
     protocol = protocol or Protocol()
     shown = published_form(info.kind, task.gold)
+    parser = templates.parser() if templates is not None else None
     system, user = build_prompts(
         task, protocol, templates, guidelines=guidelines, reasoning=reasoning, demos=demos
     )
@@ -67,6 +68,8 @@ def task_to_instance(
                 else {}
             ),
             **({"variant": dict(variant)} if variant else {}),
+            # the question parse: llm asks, from the Benchmark's parser template
+            **({"parser_prompt": parser[0]} if parser and protocol.parse == "llm" else {}),
             # the gold label precision/recall count under the paper's parsing (a failed
             # run's verdict carries none)
             **(

@@ -7,14 +7,16 @@ Each judge's extraction is read as the public evaluator reads a reply
 (:func:`~adhere.suites.guidebench._paper.parse_public`); the panel's answer is the
 label most judges extracted (a tie goes to the judge listed first), and it is compared
 with the published reference with ``==``, as the paper's evaluation does after parsing.
-The wording of the question is this project's own; docs/guidebench.md says how to
-compare it with the paper's.
+The wording of the question is this project's own unless the Benchmark gives a
+``parser`` template (the paper's Appendix B.9 wording, say); docs/guidebench.md says how
+to compare it with the paper's.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from string import Template
 from typing import Any
 
 from adhere.core import Evidence, ModelAsk
@@ -44,9 +46,19 @@ _WHAT: dict[AnswerKind, str] = {
 }
 
 
-def llm_prompt(reply: str, kind: AnswerKind) -> str:
-    """The extraction question about one reply."""
+def llm_prompt(
+    reply: str, kind: AnswerKind, template: str | None = None, category: str = ""
+) -> str:
+    """The extraction question about one reply (``template``: a ``parser`` template's text)."""
     answer, analysis = answer_fields(kind)
+    if template is not None:  # checked when the Benchmark was loaded
+        return Template(template).substitute(
+            reply=reply,
+            answer_field=answer,
+            analysis_field=analysis,
+            answer_format=_WHAT[kind],
+            category=category,
+        )
     return (
         f"请从下面这段回答中分别提取出答案（{answer}）和分析（{analysis}）。{answer} "
         f"{_WHAT[kind]}。只返回一个 JSON 对象，恰好包含这两个字段："
@@ -71,11 +83,13 @@ def read_llm_prompt(user: str) -> tuple[str, AnswerKind] | None:
     return (found.group(3), kind) if kind is not None else None
 
 
-def llm_request(reply: str, kind: AnswerKind) -> ModelAsk:
-    """The evidence request for one reply."""
+def llm_request(
+    reply: str, kind: AnswerKind, template: str | None = None, category: str = ""
+) -> ModelAsk:
+    """The evidence request for one reply (``template``: a ``parser`` template's text)."""
     return ModelAsk(
         id=LLM_REQUEST,
-        user=llm_prompt(reply, kind),
+        user=llm_prompt(reply, kind, template, category),
         max_tokens=1024,
         prompt_version=LLM_PROMPT_VERSION,
     )

@@ -14,7 +14,9 @@ paper's Appendix B.9 does, then compares the way the public evaluator does.
 
 Prompt templates (``templates: {KEY: FILE}``, paths relative to the Benchmark file)
 replace the wording; they are ``string.Template`` text (``$name``/``${name}``, ``$$``
-for a dollar sign) with the variables of :data:`TEMPLATE_VARIABLES`.
+for a dollar sign) with the variables of :data:`TEMPLATE_VARIABLES`. The ``parser``
+template replaces the question ``parse: llm`` asks the judge panel; it gets
+:data:`PARSER_VARIABLES`.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from adhere.errors import SpecError
 
 __all__ = [
     "PROTOCOLS",
+    "PARSER_VARIABLES",
     "TEMPLATE_KEYS",
     "TEMPLATE_VARIABLES",
     "Protocol",
@@ -64,10 +67,19 @@ TEMPLATE_VARIABLES: dict[str, str] = {
 }
 """The variables every user template gets (the system template gets the same)."""
 
-TEMPLATE_KEYS = ("system", "user", "binary", "relevance", "numeric", "option")
+PARSER_VARIABLES: dict[str, str] = {
+    "reply": "the model's final reply, as it wrote it",
+    "answer_field": "the JSON field of the answer: CandidateAnswer or OptimalOption",
+    "analysis_field": "the JSON field of the analysis: CandidateAnalysis or AnswerAnalysis",
+    "answer_format": "what the answer may be, in adhere's wording (e.g. the integer 0 or 1)",
+    "category": "the category key (price, relevance, math, chat, summary, hallucination)",
+}
+"""The variables the ``parser`` template (the question of ``parse: llm``) gets."""
+
+TEMPLATE_KEYS = ("system", "user", "binary", "relevance", "numeric", "option", "parser")
 """``system``; ``user`` for every category, or one per answer kind (it wins over ``user``):
 ``binary`` (price), ``relevance``, ``numeric`` (math), ``option`` (chat, summary,
-hallucination)."""
+hallucination); ``parser``: the question ``parse: llm`` asks the judge panel."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +128,10 @@ class Templates:
         """The system template, or ``None``."""
         return self.texts.get("system")
 
+    def parser(self) -> tuple[str, str] | None:
+        """The ``parse: llm`` question's template, or ``None``."""
+        return self.texts.get("parser")
+
 
 def fill(template: tuple[str, str], values: Mapping[str, str], key: str) -> str:
     """A template with its ``$variables`` filled (SpecError naming the file and variable)."""
@@ -123,9 +139,9 @@ def fill(template: tuple[str, str], values: Mapping[str, str], key: str) -> str:
     try:
         return Template(text).substitute(values)
     except KeyError as exc:
+        which = "the parser template gets" if key == "parser" else "templates get"
         raise SpecError(
-            f"unknown template variable {exc.args[0]!r}; templates get "
-            f"{', '.join(sorted(TEMPLATE_VARIABLES))}",
+            f"unknown template variable {exc.args[0]!r}; {which} {', '.join(sorted(values))}",
             file=file,
             field=f"spec.options.templates.{key}",
         ) from None
@@ -167,6 +183,7 @@ def read_templates(files: Mapping[str, str], base_dir: Path, file: str = "") -> 
                 file=file,
                 field=f"spec.options.templates.{key}",
             ) from None
-        fill((text, str(path)), dict.fromkeys(TEMPLATE_VARIABLES, ""), key)  # fail early
+        variables = PARSER_VARIABLES if key == "parser" else TEMPLATE_VARIABLES
+        fill((text, str(path)), dict.fromkeys(variables, ""), key)  # fail early
         texts[key] = (text, str(path))
     return Templates(texts)

@@ -60,7 +60,15 @@ def evidence_requests(instance: Instance, trajectory: Trajectory) -> Sequence[Ev
     """With ``parse: llm``: the extraction question for the rollout's judge panel."""
     if _parse_mode(instance) != "llm":
         return []
-    return [llm_request(_final_reply(trajectory)[1], answer_key(instance)[0])]
+    template = instance.metadata.get("parser_prompt")  # the Benchmark's parser template
+    return [
+        llm_request(
+            _final_reply(trajectory)[1],
+            answer_key(instance)[0],
+            template if isinstance(template, str) else None,
+            str(instance.metadata.get("category", "")),
+        )
+    ]
 
 
 def score_reply(

@@ -82,6 +82,12 @@ class GuideBenchSuite:
         values = {_OPTIONS[k]: v for k, v in options.items()}
         self.protocol = Protocol.from_options(values)
         self.template_files = check_template_files(values.get("templates"))
+        if "parser" in self.template_files and self.protocol.parse != "llm":
+            raise SpecError(
+                f"the parser template is the question of parse: llm; this Benchmark parses "
+                f"with {self.protocol.parse!r}",
+                field="spec.options.templates.parser",
+            )
         self.reorder: bool = values.get("reorder", False)
         if not isinstance(self.reorder, bool):
             raise SpecError("expected true or false", field="spec.options.reorder")

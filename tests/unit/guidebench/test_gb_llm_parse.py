@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from adhere.core import ChatMessage, Evidence, ModelAsk, Trajectory
+from adhere.errors import SpecError
 from adhere.spec import BenchmarkSpec
 from adhere.suites import get_suite
 from adhere.suites.guidebench import llm_prompt, read_llm_prompt
@@ -90,3 +91,58 @@ def test_score_under_parse_llm() -> None:
     public = get_suite("guidebench", perCategory=1, protocol="paper")
     for instance in public.load(spec, base_dir=Path(".")):
         assert public.evidence(instance, trajectory) == []
+
+
+PARSER = (
+    "Extract $answer_field ($answer_format) and $analysis_field from this $category "
+    "reply as JSON.\n---\n$reply\n---"
+)
+
+
+def replied(instance, text: str) -> Trajectory:
+    return Trajectory(
+        messages=[
+            ChatMessage(role="user", content=instance.turns[0]),
+            ChatMessage(role="assistant", content=text),
+        ]
+    )
+
+
+def test_a_parser_template_is_the_question_the_panel_is_asked(tmp_path: Path) -> None:
+    (tmp_path / "parser.txt").write_text(PARSER, encoding="utf-8")
+    spec = BenchmarkSpec.model_validate({"suite": "guidebench", "source": {"path": str(DATA)}})
+    suite = get_suite("guidebench", perCategory=1, protocol="paper", parse="llm",
+                      templates={"parser": "parser.txt"})  # fmt: skip
+    loaded = {i.metadata["category"]: i for i in suite.load(spec, base_dir=tmp_path)}
+    reply = "我认为答案是 B。"
+    for category, answer, analysis in (
+        ("chat", "OptimalOption", "AnswerAnalysis"),
+        ("math", "CandidateAnswer", "CandidateAnalysis"),
+    ):
+        instance = loaded[category]
+        (request,) = suite.evidence(instance, replied(instance, reply))
+        fmt = "是最佳选项的序号，写成一个大写字母字符串" if category == "chat" else (
+            "是最终金额，写成字符串，只写数字，不带单位")  # fmt: skip
+        assert request.user == (
+            f"Extract {answer} ({fmt}) and {analysis} from this {category} reply as JSON."
+            f"\n---\n{reply}\n---"
+        )
+    # without the template the question is adhere's own (the scripted parser reads it)
+    plain = get_suite("guidebench", perCategory=1, protocol="paper", parse="llm")
+    chat = next(i for i in plain.load(spec, base_dir=tmp_path) if i.metadata["category"] == "chat")
+    assert "parser_prompt" not in chat.metadata
+    (request,) = plain.evidence(chat, replied(chat, reply))
+    assert read_llm_prompt(request.user) == (reply, "option")
+
+
+def test_a_parser_template_is_checked_when_the_benchmark_loads(tmp_path: Path) -> None:
+    spec = BenchmarkSpec.model_validate({"suite": "guidebench", "source": {"path": str(DATA)}})
+    (tmp_path / "bad.txt").write_text("$reply $instruction", encoding="utf-8")
+    bad = get_suite("guidebench", parse="llm", templates={"parser": "bad.txt"})
+    with pytest.raises(SpecError, match="'instruction'; the parser template gets") as caught:
+        bad.load(spec, base_dir=tmp_path)
+    assert caught.value.file == str(tmp_path / "bad.txt")
+    assert caught.value.field == "spec.options.templates.parser"
+    with pytest.raises(SpecError, match="question of parse: llm") as caught:
+        get_suite("guidebench", protocol="paper", templates={"parser": "bad.txt"})
+    assert caught.value.field == "spec.options.templates.parser"
