@@ -175,6 +175,7 @@ CASES: list[tuple[int, object, object]] = [
     (20, "Ab", "Ab"),
     (20, "bA", "Ab"),
     (20, " a!", "! a"),
+    (20, "abdc", "cabd"),  # the drop is checked against the character just before it
     # 21: alphabet positions, case-insensitive, non-letters ignored
     (21, "", 0),
     (21, "abc", 6),
@@ -308,3 +309,12 @@ def test_docs_table_lists_every_instruction() -> None:
     text = DOCS.read_text(encoding="utf-8")
     for ins in INSTRUCTIONS:
         assert re.search(rf"^\| {ins.paper_id} \| `{ins.name}` \|", text, re.MULTILINE), ins.name
+
+
+def test_primes_are_found_by_trial_division() -> None:
+    # the helper of instruction 3 (next_prime); 0, 1 and negatives are not prime
+    from adhere.suites.pacific._instructions import _is_prime
+
+    assert [n for n in range(-3, 50) if _is_prime(n)] == [
+        2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47
+    ]  # fmt: skip
