@@ -96,7 +96,20 @@ spec:
     assert scored == 3 * statuses.get("ok", 0)
 
 
-def test_guidebench_paper_protocol_with_the_real_model_parsing_its_replies(tmp_path: Path) -> None:
+PARSER = (
+    "Read the reply below and give its $answer_field ($answer_format) and its "
+    "$analysis_field as one JSON object, nothing else.\n\n$reply"
+)
+
+
+@pytest.mark.parametrize("parser", [None, PARSER], ids=["adhere-question", "parser-template"])
+def test_guidebench_paper_protocol_with_the_real_model_parsing_its_replies(
+    tmp_path: Path, parser: str | None
+) -> None:
+    templates = ""
+    if parser is not None:  # the question from a file (templates.parser)
+        write(tmp_path / "parser.txt", parser)
+        templates = ", templates: {parser: parser.txt}"
     rollout = write(
         tmp_path / "rollout.yaml",
         f"""\
@@ -106,7 +119,7 @@ metadata: {{name: gb-paper-real}}
 spec:
   suite: guidebench
   source: {{path: {DATA}}}
-  options: {{protocol: paper, parse: llm, perCategory: 1}}
+  options: {{protocol: paper, parse: llm, perCategory: 1{templates}}}
   filters: {{metadata: {{category: [price, chat]}}}}  # a 0/1 answer and an option
 ---
 apiVersion: adhere.dev/v1alpha1
@@ -133,6 +146,8 @@ spec:
     run = tmp_path / "runs" / "gb-paper-real"
     store = RolloutStore(open_store(str(tmp_path / "runs")), "gb-paper-real")
     categories = {i.id: i.metadata["category"] for i in store.read_instances()}
+    asked = {i.metadata.get("parser_prompt") for i in store.read_instances()}
+    assert asked == {parser}  # None: adhere's own question
     assert sorted(categories.values()) == ["chat", "price"]  # one task each
     trials = [stored.result.trial for stored in store.iter_trials()]
     statuses = assert_nothing_lost(store, trials)
